@@ -1,0 +1,93 @@
+package catalog
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// Domain error codes of the error envelope.
+const (
+	CodeToolNotFound          = "CHILD_TOOL_NOT_FOUND"
+	CodeManifestStale         = "CHILD_MANIFEST_STALE"
+	CodeArgumentsInvalid      = "CHILD_ARGUMENTS_INVALID"
+	CodeResultInvalid         = "CHILD_RESULT_INVALID"
+	CodeCapabilityUnavailable = "CHILD_CAPABILITY_UNAVAILABLE"
+	CodeExecutionTimeout      = "CHILD_EXECUTION_TIMEOUT"
+	CodeExecutionFailed       = "CHILD_EXECUTION_FAILED"
+)
+
+// maxViolations bounds the violations reported for invalid arguments.
+const maxViolations = 16
+
+// resultEnvelope is a successful child execution.
+type resultEnvelope struct {
+	Mode            string          `json:"mode"`
+	Domain          string          `json:"domain"`
+	ChildTool       string          `json:"child_tool"`
+	ManifestVersion string          `json:"manifest_version,omitempty"`
+	Data            json.RawMessage `json:"data"`
+	Metadata        resultMetadata  `json:"metadata"`
+	Warnings        []string        `json:"warnings"`
+}
+
+type resultMetadata struct {
+	RequestID  string  `json:"request_id"`
+	DurationMs float64 `json:"duration_ms"`
+	Source     string  `json:"source"`
+	Truncated  bool    `json:"truncated"`
+}
+
+// childResult is the data member of a result envelope: the child's own
+// result, validated against its output schema.
+type childResult struct {
+	Status   string           `json:"status"`
+	Data     any              `json:"data"`
+	Warnings []string         `json:"warnings"`
+	Metadata map[string]any   `json:"metadata"`
+	Evidence []map[string]any `json:"evidence,omitempty"`
+}
+
+// errorEnvelope is a deterministic domain error: what failed, whether a
+// retry may help, and whether the Host should rediscover.
+type errorEnvelope struct {
+	Mode            string        `json:"mode"`
+	Domain          string        `json:"domain"`
+	ChildTool       string        `json:"child_tool,omitempty"`
+	ManifestVersion string        `json:"manifest_version,omitempty"`
+	Error           envelopeError `json:"error"`
+}
+
+type envelopeError struct {
+	Code      string       `json:"code"`
+	Message   string       `json:"message"`
+	Retryable bool         `json:"retryable"`
+	Details   errorDetails `json:"details"`
+}
+
+type errorDetails struct {
+	Rediscover bool        `json:"rediscover"`
+	ReasonCode string      `json:"reason_code,omitempty"`
+	StatusCode int         `json:"status_code,omitempty"`
+	Violations []violation `json:"violations,omitempty"`
+	// Position is a byte offset into the submitted SQL (read-only guard).
+	Position *int `json:"position,omitempty"`
+}
+
+// violation names where and which schema keyword failed; it never carries
+// the offending value.
+type violation struct {
+	InstancePath string `json:"instancePath"`
+	Keyword      string `json:"keyword"`
+}
+
+func (e *errorEnvelope) result() *ToolResult {
+	b, _ := json.Marshal(e)
+	return &ToolResult{Structured: b, IsError: true}
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/handle"
+)
+
+// Config is the whole server configuration, resolved from defaults, the
+// .env file, the environment and flags, in rising precedence. Zero values
+// are never defaults: DefaultConfig sets every default explicitly.
+type Config struct {
+	Transport string // "stdio" or "http"
+	Host      string // HTTP bind host
+	Port      int    // HTTP bind port; 0 picks a free port
+
+	AllowedHosts   []string // MCP_ALLOWED_HOSTS; empty: bind-derived defaults
+	AllowedOrigins []string // MCP_ALLOWED_ORIGINS
+	LegacyHTTP     bool     // ENABLE_LEGACY_HTTP_ADAPTER
+
+	ListPageSize int           // MCP_LIST_PAGE_SIZE, 1..1000
+	HandleSecret string        // MCP_STATE_HANDLE_SECRET; empty: random per launch
+	HandleTTL    time.Duration // MCP_STATE_HANDLE_TTL_SECONDS, 1..3600 s
+
+	ExposureMode      string   // MCP_TOOL_EXPOSURE_MODE
+	ChildAllowlist    []string // MCP_CHILD_TOOL_ALLOWLIST ("domain.child")
+	ChildDenylist     []string // MCP_CHILD_TOOL_DENYLIST
+	AdminDomain       bool     // MCP_ADMIN_DOMAIN_ENABLED (must stay false)
+	AdminConfirmation bool     // MCP_ADMIN_REQUIRE_CONFIRMATION (must stay true)
+
+	AllowUnauthenticatedNonLoopback bool // ALLOW_UNAUTHENTICATED_NON_LOOPBACK
+
+	// Authentication switches of the reference server. None is built yet;
+	// enabling one fails startup rather than serving unauthenticated.
+	AuthSwitches map[string]bool
+
+	LogLevel string // LOG_LEVEL
+
+	Doris doris.Config
+}
+
+// DefaultConfig returns the reference server's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Transport:         "stdio",
+		Host:              "localhost",
+		Port:              3000,
+		ListPageSize:      100,
+		HandleTTL:         handle.DefaultTTL,
+		ExposureMode:      "hierarchical",
+		AdminConfirmation: true,
+		AuthSwitches:      map[string]bool{},
+		LogLevel:          "INFO",
+		Doris:             doris.DefaultConfig(),
+	}
+}
+
+// authSwitchNames are the reference's authentication switches.
+var authSwitchNames = []string{"ENABLE_TOKEN_AUTH", "ENABLE_JWT_AUTH", "ENABLE_OAUTH_AUTH", "OAUTH_ENABLED", "ENABLE_DORIS_OAUTH_AUTH"}
+
+// fieldError is one configuration problem: the variable or flag, and why.
+type fieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *fieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *fieldError) Unwrap() error { return e.Err }
+
+// loader reads typed values from an environment, collecting every problem.
+type loader struct {
+	env  map[string]string
+	errs []error
+}
+
+func (l *loader) fail(field, format string, args ...any) {
+	l.errs = append(l.errs, &fieldError{Field: field, Err: fmt.Errorf(format, args...)})
+}
+
+func (l *loader) str(key string, dst *string) {
+	if v, ok := l.env[key]; ok {
+		*dst = strings.TrimSpace(v)
+	}
+}
+
+// secret reads a value verbatim (no trimming).
+func (l *loader) secret(key string, dst *string) {
+	if v, ok := l.env[key]; ok {
+		*dst = v
+	}
+}
+
+func (l *loader) int(key string, dst *int) {
+	v, ok := l.env[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		l.fail(key, "%q is not an integer", v)
+		return
+	}
+	*dst = n
+}
+
+func (l *loader) seconds(key string, dst *time.Duration) {
+	v, ok := l.env[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		l.fail(key, "%q is not a number of seconds", v)
+		return
+	}
+	*dst = time.Duration(f * float64(time.Second))
+}
+
+func (l *loader) bool(key string, dst *bool) {
+	v, ok := l.env[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		*dst = true
+	case "0", "false", "no", "off":
+		*dst = false
+	default:
+		l.fail(key, "%q is not a boolean (true/false)", v)
+	}
+}
+
+func (l *loader) list(key string, dst *[]string) {
+	v, ok := l.env[key]
+	if !ok {
+		return
+	}
+	*dst = splitList(v)
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// fromEnv overlays the environment on c.
+func (c *Config) fromEnv(env map[string]string) []error {
+	l := &loader{env: env}
+	l.str("TRANSPORT", &c.Transport)
+	l.str("SERVER_HOST", &c.Host)
+	l.int("SERVER_PORT", &c.Port)
+	l.list("MCP_ALLOWED_HOSTS", &c.AllowedHosts)
+	l.list("MCP_ALLOWED_ORIGINS", &c.AllowedOrigins)
+	l.bool("ENABLE_LEGACY_HTTP_ADAPTER", &c.LegacyHTTP)
+	l.int("MCP_LIST_PAGE_SIZE", &c.ListPageSize)
+	l.secret("MCP_STATE_HANDLE_SECRET", &c.HandleSecret)
+	l.seconds("MCP_STATE_HANDLE_TTL_SECONDS", &c.HandleTTL)
+	l.str("MCP_TOOL_EXPOSURE_MODE", &c.ExposureMode)
+	l.list("MCP_CHILD_TOOL_ALLOWLIST", &c.ChildAllowlist)
+	l.list("MCP_CHILD_TOOL_DENYLIST", &c.ChildDenylist)
+	l.bool("MCP_ADMIN_DOMAIN_ENABLED", &c.AdminDomain)
+	l.bool("MCP_ADMIN_REQUIRE_CONFIRMATION", &c.AdminConfirmation)
+	l.bool("ALLOW_UNAUTHENTICATED_NON_LOOPBACK", &c.AllowUnauthenticatedNonLoopback)
+	for _, name := range authSwitchNames {
+		var on bool
+		l.bool(name, &on)
+		c.AuthSwitches[name] = on
+	}
+	l.str("LOG_LEVEL", &c.LogLevel)
+
+	d := &c.Doris
+	l.str("DORIS_HOST", &d.Host)
+	l.list("DORIS_HOSTS", &d.Hosts)
+	l.int("DORIS_PORT", &d.Port)
+	l.str("DORIS_USER", &d.User)
+	l.secret("DORIS_PASSWORD", &d.Password)
+	l.str("DORIS_DATABASE", &d.Database)
+	l.str("DORIS_FE_HTTP_HOST", &d.FEHTTPHost)
+	l.int("DORIS_FE_HTTP_PORT", &d.FEHTTPPort)
+	l.list("DORIS_BE_HOSTS", &d.BEHosts)
+	l.int("DORIS_BE_WEBSERVER_PORT", &d.BEWebPort)
+	l.seconds("DORIS_HTTP_CONNECT_TIMEOUT_SECONDS", &d.HTTPConnectTimeout)
+	l.seconds("DORIS_HTTP_READ_TIMEOUT_SECONDS", &d.HTTPReadTimeout)
+	l.seconds("DORIS_HTTP_TOTAL_TIMEOUT_SECONDS", &d.HTTPTotalTimeout)
+	l.int("DORIS_HTTP_MAX_RESPONSE_BYTES", &d.HTTPMaxResponseBytes)
+	l.int("DORIS_MAX_CONNECTIONS", &d.MaxConnections)
+	l.seconds("DORIS_CONNECTION_TIMEOUT", &d.ConnectTimeout)
+	l.seconds("DORIS_HEALTH_CHECK_INTERVAL", &d.HealthCheckInterval)
+	l.seconds("DORIS_MAX_CONNECTION_AGE", &d.MaxConnectionAge)
+	l.int("MAX_RESULT_ROWS", &d.MaxResultRows)
+	l.int("DEFAULT_RESULT_ROWS", &d.DefaultResultRows)
+	l.int("MAX_RESULT_BYTES", &d.MaxResultBytes)
+	l.seconds("QUERY_TIMEOUT", &d.QueryTimeout)
+	l.int("MAX_CONCURRENT_QUERIES", &d.MaxConcurrentQueries)
+	l.int("MAX_RESPONSE_CONTENT_SIZE", &d.MaxResponseContentSize)
+	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
+	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
+	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
+	return l.errs
+}
+
+// flagSet declares the command-line flags; each overrides its variable.
+type flagSet struct {
+	fs                                  *flag.FlagSet
+	transport, host, logLevel, envFile  string
+	port, dorisPort                     int
+	dorisHost, dorisUser, dorisPassword string
+	dorisDatabase                       string
+	version, checkConfig                bool
+	set                                 map[string]bool
+}
+
+func newFlagSet(out io.Writer) *flagSet {
+	f := &flagSet{fs: flag.NewFlagSet("doris-mcp-server", flag.ContinueOnError), set: map[string]bool{}}
+	f.fs.SetOutput(out)
+	f.fs.StringVar(&f.transport, "transport", "", "transport: stdio or http (TRANSPORT)")
+	f.fs.StringVar(&f.host, "host", "", "HTTP bind host (SERVER_HOST)")
+	f.fs.IntVar(&f.port, "port", 0, "HTTP bind port (SERVER_PORT)")
+	f.fs.StringVar(&f.dorisHost, "doris-host", "", "Doris FE host (DORIS_HOST)")
+	f.fs.StringVar(&f.dorisHost, "db-host", "", "alias of -doris-host")
+	f.fs.IntVar(&f.dorisPort, "doris-port", 0, "Doris FE MySQL port (DORIS_PORT)")
+	f.fs.StringVar(&f.dorisUser, "doris-user", "", "Doris user (DORIS_USER)")
+	f.fs.StringVar(&f.dorisPassword, "doris-password", "", "Doris password (DORIS_PASSWORD; prefer the variable: flags are visible to other local users)")
+	f.fs.StringVar(&f.dorisDatabase, "doris-database", "", "default Doris database (DORIS_DATABASE)")
+	f.fs.StringVar(&f.logLevel, "log-level", "", "DEBUG, INFO, WARNING or ERROR (LOG_LEVEL)")
+	f.fs.StringVar(&f.envFile, "env-file", "", "read variables from this file (default: ./.env when present); set variables win")
+	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	f.fs.BoolVar(&f.checkConfig, "check-config", false, "validate the configuration, print every problem, exit 1 or 0")
+	return f
+}
+
+func (f *flagSet) parse(args []string) error {
+	if err := f.fs.Parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	}
+	f.fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return nil
+}
+
+// apply overlays the flags that were given on c.
+func (f *flagSet) apply(c *Config) {
+	if f.set["transport"] {
+		c.Transport = f.transport
+	}
+	if f.set["host"] {
+		c.Host = f.host
+	}
+	if f.set["port"] {
+		c.Port = f.port
+	}
+	if f.set["doris-host"] || f.set["db-host"] {
+		c.Doris.Host = f.dorisHost
+	}
+	if f.set["doris-port"] {
+		c.Doris.Port = f.dorisPort
+	}
+	if f.set["doris-user"] {
+		c.Doris.User = f.dorisUser
+	}
+	if f.set["doris-password"] {
+		c.Doris.Password = f.dorisPassword
+	}
+	if f.set["doris-database"] {
+		c.Doris.Database = f.dorisDatabase
+	}
+	if f.set["log-level"] {
+		c.LogLevel = f.logLevel
+	}
+}
+
+// Validate returns every problem of c at once (errors.Join), naming the
+// variable of each. It is pure and fast.
+func (c *Config) Validate() error {
+	var errs []error
+	fail := func(field, format string, args ...any) {
+		errs = append(errs, &fieldError{Field: field, Err: fmt.Errorf(format, args...)})
+	}
+	switch c.Transport {
+	case "stdio", "http":
+	default:
+		fail("TRANSPORT", "%q is not stdio or http", c.Transport)
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		fail("SERVER_PORT", "%d is outside 0..65535", c.Port)
+	}
+	if c.Transport == "http" {
+		if _, err := auth.NewHostPolicy(c.Host, c.AllowedHosts, c.AllowedOrigins); err != nil {
+			errs = append(errs, err)
+		}
+		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback {
+			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication, which this build does not provide; "+
+				"bind to 127.0.0.1 behind an authenticating proxy, or set ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true to accept the risk", c.Host)
+		}
+	}
+	for _, name := range authSwitchNames {
+		if c.AuthSwitches[name] {
+			fail(name, "this authentication mode is not built into this version of doris-mcp-server; refusing to start without it")
+		}
+	}
+	if c.ListPageSize < 1 || c.ListPageSize > 1000 {
+		fail("MCP_LIST_PAGE_SIZE", "%d is outside 1..1000", c.ListPageSize)
+	}
+	if c.HandleSecret != "" {
+		if err := checkSecret(c.HandleSecret); err != nil {
+			fail("MCP_STATE_HANDLE_SECRET", "%v", err)
+		}
+	}
+	if c.HandleTTL < time.Second || c.HandleTTL > handle.MaxTTL {
+		fail("MCP_STATE_HANDLE_TTL_SECONDS", "%s is outside 1..3600 seconds", c.HandleTTL)
+	}
+	switch c.ExposureMode {
+	case "hierarchical", "flat":
+	default:
+		fail("MCP_TOOL_EXPOSURE_MODE", "%q is not hierarchical or flat", c.ExposureMode)
+	}
+	if c.AdminDomain {
+		fail("MCP_ADMIN_DOMAIN_ENABLED", "the doris_admin domain is reserved and cannot be enabled")
+	}
+	if !c.AdminConfirmation {
+		fail("MCP_ADMIN_REQUIRE_CONFIRMATION", "confirmation for administrative operations cannot be disabled")
+	}
+	switch strings.ToUpper(c.LogLevel) {
+	case "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL":
+	default:
+		fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", c.LogLevel)
+	}
+	errs = append(errs, c.Doris.Validate()...)
+	return errors.Join(errs...)
+}
+
+// weakSecretParts are substrings that mark a secret as a placeholder or a
+// well-known value.
+var weakSecretParts = []string{"password", "changeme", "change_me", "123456", "yoursecret", "your-secret", "your_secret",
+	"secret-key", "example", "qwerty", "letmein", "default", "placeholder"}
+
+// checkSecret applies the reference's weak-secret policy: at least 32
+// bytes, not a <placeholder>, no well-known substring, and at least 10
+// distinct characters.
+func checkSecret(s string) error {
+	if len(s) < handle.MinSecretLen {
+		return fmt.Errorf("is %d bytes; at least %d are required", len(s), handle.MinSecretLen)
+	}
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+		return errors.New("is a <placeholder>, not a secret")
+	}
+	lower := strings.ToLower(s)
+	for _, w := range weakSecretParts {
+		if strings.Contains(lower, w) {
+			return fmt.Errorf("contains the well-known weak part %q", w)
+		}
+	}
+	distinct := map[rune]bool{}
+	for _, r := range s {
+		distinct[r] = true
+	}
+	if len(distinct) < 10 {
+		return fmt.Errorf("has only %d distinct characters; at least 10 are required", len(distinct))
+	}
+	return nil
+}
+
+// listenAddr is the HTTP bind address.
+func (c *Config) listenAddr() string {
+	return net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
+}

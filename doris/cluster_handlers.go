@@ -1,0 +1,182 @@
+package doris
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+)
+
+const clusterPrefix = "CLUSTER"
+
+func (r *Runtime) listClusterNodes(ctx context.Context, c *Call) (*Result, error) {
+	var a struct {
+		NodeTypes      []string `json:"node_types"`
+		IncludeMetrics bool     `json:"include_metrics"`
+	}
+	if err := decodeArgs(c, &a); err != nil {
+		return nil, err
+	}
+	if len(a.NodeTypes) == 0 {
+		a.NodeTypes = []string{"fe", "be", "broker"}
+	}
+	rt, err := r.route(c.Identity)
+	if err != nil {
+		return nil, err
+	}
+	items := []map[string]any{}
+	var warnings []string
+	status := "success"
+	sources := map[string]string{"fe": "SHOW FRONTENDS", "be": "SHOW BACKENDS", "broker": "SHOW BROKER"}
+	for _, typ := range []string{"fe", "be", "broker"} {
+		if !slices.Contains(a.NodeTypes, typ) {
+			continue
+		}
+		t, err := r.text(ctx, rt, sources[typ], 1024, clusterPrefix)
+		if err != nil {
+			de := classify(clusterPrefix, err, ctx)
+			if len(a.NodeTypes) == 1 {
+				return nil, de
+			}
+			status = "partial"
+			warnings = append(warnings, sources[typ]+" could not be read ("+de.Reason+").")
+			continue
+		}
+		for _, row := range t.rows {
+			items = append(items, nodeItem(typ, t, row))
+		}
+	}
+	if a.IncludeMetrics {
+		warnings = append(warnings, "Per-node metrics are not attached by this build; use the node list as is.")
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i]["node_type"] != items[j]["node_type"] {
+			return items[i]["node_type"].(string) < items[j]["node_type"].(string)
+		}
+		return items[i]["host"].(string) < items[j]["host"].(string)
+	})
+	return &Result{Status: status, Warnings: warnings, Data: collection{Items: items}}, nil
+}
+
+// nodeItem reads one SHOW FRONTENDS / BACKENDS / BROKER row by name.
+func nodeItem(typ string, t *textRows, row []sqlNullString) map[string]any {
+	host := t.get(row, "Host")
+	if host == "" {
+		host = t.get(row, "IP")
+	}
+	item := map[string]any{"node_type": typ, "host": host, "alive": boolish(t.get(row, "Alive"))}
+	switch typ {
+	case "fe":
+		item["node_id"] = nullable(t, row, "Name")
+		item["role"] = nullable(t, row, "Role")
+		item["is_master"] = boolish(t.get(row, "IsMaster"))
+		item["ports"] = pick(t, row, "EditLogPort", "HttpPort", "QueryPort", "RpcPort", "ArrowFlightSqlPort")
+	case "be":
+		item["node_id"] = nullable(t, row, "BackendId")
+		item["role"] = nullable(t, row, "NodeRole")
+		item["ports"] = pick(t, row, "HeartbeatPort", "BePort", "HttpPort", "BrpcPort", "ArrowFlightSqlPort")
+		item["resources"] = pick(t, row, "TabletNum", "DataUsedCapacity", "AvailCapacity", "TotalCapacity", "UsedPct",
+			"MaxDiskUsedPct", "CpuCores", "Memory", "RunningTasks")
+	case "broker":
+		item["node_id"] = nullable(t, row, "Name")
+		item["ports"] = pick(t, row, "Port")
+	}
+	item["version"] = nil
+	if b, ok := ParseBuild(t.get(row, "Version")); ok {
+		item["version"] = b.Version.String()
+	}
+	return item
+}
+
+// boolish reads Doris's true/false and Yes/No cells.
+func boolish(s string) any {
+	switch strings.ToLower(s) {
+	case "true", "yes":
+		return true
+	case "false", "no":
+		return false
+	case "":
+		return nil
+	}
+	return s
+}
+
+// pick copies the named columns that exist into a map.
+func pick(t *textRows, row []sqlNullString, cols ...string) map[string]any {
+	m := map[string]any{}
+	for _, c := range cols {
+		if t.has(c) {
+			m[c] = nullable(t, row, c)
+		}
+	}
+	return m
+}
+
+func (r *Runtime) getRuntimeCapabilities(ctx context.Context, c *Call) (*Result, error) {
+	var a struct {
+		Detail string `json:"detail"`
+	}
+	if err := decodeArgs(c, &a); err != nil {
+		return nil, err
+	}
+	s := c.Snapshot
+	if s == nil {
+		s = r.Snapshot(ctx, c.Identity, nil)
+	}
+	counts := map[string]int{}
+	var domains []string
+	var probes []map[string]any
+	ids := make([]string, 0, len(s.Probes))
+	for id := range s.Probes {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		outcome := s.Probes[id]
+		counts[outcome]++
+		d, _, _ := strings.Cut(id, ".")
+		if !slices.Contains(domains, d) {
+			domains = append(domains, d)
+		}
+		if a.Detail == "full" {
+			p := map[string]any{"id": id, "status": outcome, "reason_code": nil}
+			if outcome != ProbeOK {
+				p["reason_code"] = outcome
+			}
+			probes = append(probes, p)
+		}
+	}
+	data := map[string]any{
+		"versions": map[string]any{
+			"master_fe": nilIfEmpty(s.Master.String(), s.Master.IsZero()),
+			"frontends": orEmpty(s.Versions("fe")),
+			"backends":  orEmpty(s.Versions("be")),
+		},
+		"deployment_mode": nilIfEmpty(s.Mode, s.Mode == ""),
+		"mixed_versions":  s.Mixed,
+		"stale":           s.Stale,
+		// No Doris release is certified by this build: it has been tested
+		// against the simulator's 2.1, 3.0 and 4.0 profiles only.
+		"patch_certification": map[string]any{"certified": false, "status": "target_uncertified"},
+		"probe_counts":        counts,
+		"probed_domains":      orEmpty(domains),
+		"frontends_visible":   s.FEVisible,
+		"backends_visible":    s.BEVisible,
+	}
+	if a.Detail == "full" {
+		data["probes"] = orEmpty(probes)
+		data["build"] = s.Brand
+	}
+	res := &Result{Status: "success", Data: data, Source: "capability_snapshot"}
+	if !s.BEVisible {
+		res.Warnings = append(res.Warnings, "Backend versions are not visible to this account (SHOW BACKENDS needs ADMIN).")
+	}
+	return res, nil
+}
+
+func nilIfEmpty(s string, empty bool) any {
+	if empty {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,190 @@
+package doris
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the Doris side of the server: where Doris is, who the global
+// service account is, and the ceilings every call runs under.
+type Config struct {
+	Host     string   // DORIS_HOST
+	Hosts    []string // DORIS_HOSTS: ordered failover FEs, host:port, at most 16
+	Port     int      // DORIS_PORT
+	User     string   // DORIS_USER
+	Password string   // DORIS_PASSWORD
+	Database string   // DORIS_DATABASE
+
+	FEHTTPHost string   // DORIS_FE_HTTP_HOST; empty reuses Host
+	FEHTTPPort int      // DORIS_FE_HTTP_PORT; 0 disables the FE HTTP provider
+	BEHosts    []string // DORIS_BE_HOSTS; empty disables BE metrics
+	BEWebPort  int      // DORIS_BE_WEBSERVER_PORT
+
+	HTTPConnectTimeout   time.Duration
+	HTTPReadTimeout      time.Duration
+	HTTPTotalTimeout     time.Duration
+	HTTPMaxResponseBytes int
+
+	MaxConnections      int           // DORIS_MAX_CONNECTIONS
+	ConnectTimeout      time.Duration // DORIS_CONNECTION_TIMEOUT
+	HealthCheckInterval time.Duration // DORIS_HEALTH_CHECK_INTERVAL
+	MaxConnectionAge    time.Duration // DORIS_MAX_CONNECTION_AGE
+
+	MaxResultRows          int           // MAX_RESULT_ROWS: deployment ceiling, ≤ 100000
+	DefaultResultRows      int           // DEFAULT_RESULT_ROWS: when max_rows is omitted
+	MaxResultBytes         int           // MAX_RESULT_BYTES: 256..16 MiB of JSON row data
+	QueryTimeout           time.Duration // QUERY_TIMEOUT: ceiling, ≤ 300 s
+	MaxConcurrentQueries   int           // MAX_CONCURRENT_QUERIES
+	MaxResponseContentSize int           // MAX_RESPONSE_CONTENT_SIZE: profile text characters
+
+	CapabilityTTL time.Duration // CAPABILITY_SNAPSHOT_TTL_SECONDS
+	ProbeTimeout  time.Duration // CAPABILITY_PROBE_TIMEOUT_SECONDS
+	StaleGrace    time.Duration // CAPABILITY_STALE_GRACE_SECONDS
+}
+
+// Absolute ceilings no configuration may exceed.
+const (
+	AbsMaxResultRows  = 100000
+	AbsMaxResultBytes = 16 << 20
+	MinResultBytes    = 256
+	AbsQueryTimeout   = 300 * time.Second
+	// DefaultCallTimeout applies when a call gives no timeout_ms.
+	DefaultCallTimeout = 30 * time.Second
+)
+
+// DefaultConfig returns the reference server's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Host:                   "localhost",
+		Port:                   9030,
+		User:                   "root",
+		Database:               "information_schema",
+		FEHTTPPort:             8030,
+		BEWebPort:              8040,
+		HTTPConnectTimeout:     3 * time.Second,
+		HTTPReadTimeout:        15 * time.Second,
+		HTTPTotalTimeout:       30 * time.Second,
+		HTTPMaxResponseBytes:   4 << 20,
+		MaxConnections:         20,
+		ConnectTimeout:         30 * time.Second,
+		HealthCheckInterval:    60 * time.Second,
+		MaxConnectionAge:       3600 * time.Second,
+		MaxResultRows:          10000,
+		DefaultResultRows:      100,
+		MaxResultBytes:         1 << 20,
+		QueryTimeout:           300 * time.Second,
+		MaxConcurrentQueries:   50,
+		MaxResponseContentSize: 4096,
+		CapabilityTTL:          300 * time.Second,
+		ProbeTimeout:           5 * time.Second,
+		StaleGrace:             900 * time.Second,
+	}
+}
+
+// Validate returns every problem of c, each naming its variable.
+func (c *Config) Validate() []error {
+	var errs []error
+	fail := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if strings.TrimSpace(c.Host) == "" && len(c.Hosts) == 0 {
+		fail("DORIS_HOST", "is empty")
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		fail("DORIS_PORT", "%d is outside 1..65535", c.Port)
+	}
+	if len(c.Hosts) > 16 {
+		fail("DORIS_HOSTS", "lists %d hosts; at most 16", len(c.Hosts))
+	}
+	for _, h := range c.Hosts {
+		if _, p, err := net.SplitHostPort(h); err != nil || !validPort(p) {
+			fail("DORIS_HOSTS", "%q is not host:port", h)
+		}
+	}
+	if c.User == "" {
+		fail("DORIS_USER", "is empty")
+	}
+	if c.FEHTTPPort < 0 || c.FEHTTPPort > 65535 {
+		fail("DORIS_FE_HTTP_PORT", "%d is outside 0..65535", c.FEHTTPPort)
+	}
+	if c.BEWebPort < 1 || c.BEWebPort > 65535 {
+		fail("DORIS_BE_WEBSERVER_PORT", "%d is outside 1..65535", c.BEWebPort)
+	}
+	for name, d := range map[string]time.Duration{
+		"DORIS_HTTP_CONNECT_TIMEOUT_SECONDS": c.HTTPConnectTimeout, "DORIS_HTTP_READ_TIMEOUT_SECONDS": c.HTTPReadTimeout,
+		"DORIS_HTTP_TOTAL_TIMEOUT_SECONDS": c.HTTPTotalTimeout, "DORIS_CONNECTION_TIMEOUT": c.ConnectTimeout,
+	} {
+		if d <= 0 || d > 10*time.Minute {
+			fail(name, "%s is outside (0, 600] seconds", d)
+		}
+	}
+	if c.HTTPMaxResponseBytes < 1024 || c.HTTPMaxResponseBytes > 64<<20 {
+		fail("DORIS_HTTP_MAX_RESPONSE_BYTES", "%d is outside 1024..67108864", c.HTTPMaxResponseBytes)
+	}
+	if c.MaxConnections < 1 || c.MaxConnections > 1000 {
+		fail("DORIS_MAX_CONNECTIONS", "%d is outside 1..1000", c.MaxConnections)
+	}
+	if c.MaxConnectionAge < time.Second {
+		fail("DORIS_MAX_CONNECTION_AGE", "%s is shorter than 1 second", c.MaxConnectionAge)
+	}
+	if c.HealthCheckInterval < time.Second {
+		fail("DORIS_HEALTH_CHECK_INTERVAL", "%s is shorter than 1 second", c.HealthCheckInterval)
+	}
+	if c.MaxResultRows < 1 || c.MaxResultRows > AbsMaxResultRows {
+		fail("MAX_RESULT_ROWS", "%d is outside 1..%d", c.MaxResultRows, AbsMaxResultRows)
+	}
+	if c.DefaultResultRows < 1 || c.DefaultResultRows > c.MaxResultRows {
+		fail("DEFAULT_RESULT_ROWS", "%d is outside 1..MAX_RESULT_ROWS (%d)", c.DefaultResultRows, c.MaxResultRows)
+	}
+	if c.MaxResultBytes < MinResultBytes || c.MaxResultBytes > AbsMaxResultBytes {
+		fail("MAX_RESULT_BYTES", "%d is outside %d..%d", c.MaxResultBytes, MinResultBytes, AbsMaxResultBytes)
+	}
+	if c.QueryTimeout < time.Second || c.QueryTimeout > AbsQueryTimeout {
+		fail("QUERY_TIMEOUT", "%s is outside 1..300 seconds", c.QueryTimeout)
+	}
+	if c.MaxConcurrentQueries < 1 || c.MaxConcurrentQueries > 10000 {
+		fail("MAX_CONCURRENT_QUERIES", "%d is outside 1..10000", c.MaxConcurrentQueries)
+	}
+	if c.MaxResponseContentSize < 1 || c.MaxResponseContentSize > 1<<20 {
+		fail("MAX_RESPONSE_CONTENT_SIZE", "%d is outside 1..1048576", c.MaxResponseContentSize)
+	}
+	if c.CapabilityTTL < time.Second || c.CapabilityTTL > 86400*time.Second {
+		fail("CAPABILITY_SNAPSHOT_TTL_SECONDS", "%s is outside 1..86400 seconds", c.CapabilityTTL)
+	}
+	if c.ProbeTimeout < time.Second || c.ProbeTimeout > 60*time.Second {
+		fail("CAPABILITY_PROBE_TIMEOUT_SECONDS", "%s is outside 1..60 seconds", c.ProbeTimeout)
+	}
+	if c.StaleGrace < 0 || c.StaleGrace > 86400*time.Second {
+		fail("CAPABILITY_STALE_GRACE_SECONDS", "%s is outside 0..86400 seconds", c.StaleGrace)
+	}
+	return errs
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// addrs returns the FE query addresses in failover order: DORIS_HOST first,
+// then DORIS_HOSTS, without duplicates.
+func (c *Config) addrs() []string {
+	var out []string
+	add := func(a string) {
+		for _, x := range out {
+			if x == a {
+				return
+			}
+		}
+		out = append(out, a)
+	}
+	if strings.TrimSpace(c.Host) != "" {
+		add(net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	}
+	for _, h := range c.Hosts {
+		add(h)
+	}
+	return out
+}

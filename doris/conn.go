@@ -1,0 +1,212 @@
+package doris
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+// connector opens connections to the first reachable FE of an ordered
+// list, remembering the last one that answered, and wraps each connection
+// in the read-only boundary.
+type connector struct {
+	addrs      []string
+	connectors []driver.Connector
+	preferred  atomic.Int32 // index of the FE that answered last
+	log        *slog.Logger
+}
+
+// newConnector builds one go-sql-driver connector per FE from a template
+// config: no DSN strings, no global registrations, text protocol with
+// client-side interpolation, no multi-statements and no local files.
+func newConnector(cfg *Config, user, password string, log *slog.Logger) (*connector, error) {
+	c := &connector{addrs: cfg.addrs(), log: log}
+	if len(c.addrs) == 0 {
+		return nil, errors.New("doris: no FE address configured")
+	}
+	for _, addr := range c.addrs {
+		mc := mysql.NewConfig()
+		mc.User = user
+		mc.Passwd = password
+		mc.Net = "tcp"
+		mc.Addr = addr
+		mc.DBName = cfg.Database
+		mc.Timeout = min(cfg.ConnectTimeout, 10*secondDuration)
+		// The I/O deadlines are a last resort against a silent peer; the
+		// query timeout and the kill path stop queries long before.
+		mc.ReadTimeout = cfg.QueryTimeout + 60*secondDuration
+		mc.WriteTimeout = 60 * secondDuration
+		mc.InterpolateParams = true
+		mc.MultiStatements = false
+		mc.AllowAllFiles = false
+		mc.AllowNativePasswords = true
+		mc.CheckConnLiveness = true
+		mc.ParseTime = false
+		mc.Logger = driverLogger{log}
+		dc, err := mysql.NewConnector(mc)
+		if err != nil {
+			return nil, fmt.Errorf("doris: connector for %s: %w", addr, err)
+		}
+		c.connectors = append(c.connectors, dc)
+	}
+	return c, nil
+}
+
+// Connect tries the FEs in order, starting with the one that answered
+// last. An authentication failure is not retried elsewhere: every FE has
+// the same accounts.
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	n := len(c.connectors)
+	start := int(c.preferred.Load())
+	var lastErr error
+	for i := range n {
+		idx := (start + i) % n
+		dc, err := c.connectors[idx].Connect(ctx)
+		if err != nil {
+			lastErr = err
+			var me *mysql.MySQLError
+			if errors.As(err, &me) || ctx.Err() != nil {
+				return nil, err
+			}
+			c.log.Warn("Doris FE unreachable; trying the next", "fe", c.addrs[idx])
+			continue
+		}
+		c.preferred.Store(int32(idx))
+		tc := &trackedConn{conn: dc, addr: c.addrs[idx]}
+		if err := tc.loadID(ctx); err != nil {
+			dc.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
+	return nil, lastErr
+}
+
+func (c *connector) Driver() driver.Driver { return c.connectors[0].Driver() }
+
+const secondDuration = 1_000_000_000
+
+// trackedConn is the connection boundary. Every statement that reaches
+// Doris passes through it and must be either a read-only statement the
+// guard accepts or one of the server's own fixed session controls. It also
+// remembers the Doris connection id (for KILL) and the session settings
+// already applied, so they are set only when they change.
+type trackedConn struct {
+	conn driver.Conn
+	addr string
+	id   int64
+
+	// Session state, touched only by the goroutine holding the connection.
+	catalog, database string
+	queryTimeout      int  // seconds; 0 = not set by us
+	dirty             bool // profile or trace settings were changed
+
+	poisoned atomic.Bool // discard instead of returning to the pool
+}
+
+// ErrNotReadOnly is returned when a statement reaches the connection
+// boundary without passing the guard.
+var ErrNotReadOnly = errors.New("doris: statement refused at the connection boundary")
+
+func boundary(query string) error {
+	if guard.SessionControl(query) {
+		return nil
+	}
+	if _, err := guard.Check(query); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotReadOnly, err)
+	}
+	return nil
+}
+
+func (tc *trackedConn) loadID(ctx context.Context) error {
+	rows, err := tc.QueryContext(ctx, "SELECT CONNECTION_ID()", nil)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 1)
+	if err := rows.Next(vals); err != nil {
+		return fmt.Errorf("doris: reading the connection id: %w", err)
+	}
+	switch v := vals[0].(type) {
+	case []byte:
+		tc.id, err = strconv.ParseInt(string(v), 10, 64)
+	case int64:
+		tc.id = v
+	default:
+		err = fmt.Errorf("unexpected type %T", v)
+	}
+	if err != nil {
+		return fmt.Errorf("doris: reading the connection id: %w", err)
+	}
+	return nil
+}
+
+func (tc *trackedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(args) > 0 {
+		return nil, errors.New("doris: statements are sent without driver arguments")
+	}
+	if err := boundary(query); err != nil {
+		return nil, err
+	}
+	return tc.conn.(driver.QueryerContext).QueryContext(ctx, query, nil)
+}
+
+func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if len(args) > 0 {
+		return nil, errors.New("doris: statements are sent without driver arguments")
+	}
+	if err := boundary(query); err != nil {
+		return nil, err
+	}
+	return tc.conn.(driver.ExecerContext).ExecContext(ctx, query, nil)
+}
+
+// Prepare is refused: the server never prepares statements.
+func (tc *trackedConn) Prepare(string) (driver.Stmt, error) {
+	return nil, errors.New("doris: prepared statements are not used")
+}
+
+func (tc *trackedConn) Close() error { return tc.conn.Close() }
+
+// Begin is refused: the server never opens transactions.
+func (tc *trackedConn) Begin() (driver.Tx, error) {
+	return nil, errors.New("doris: transactions are not used")
+}
+
+func (tc *trackedConn) Ping(ctx context.Context) error {
+	return tc.conn.(driver.Pinger).Ping(ctx)
+}
+
+// ResetSession runs before a pooled connection is reused; a poisoned one
+// is discarded.
+func (tc *trackedConn) ResetSession(ctx context.Context) error {
+	if tc.poisoned.Load() {
+		return driver.ErrBadConn
+	}
+	return tc.conn.(driver.SessionResetter).ResetSession(ctx)
+}
+
+func (tc *trackedConn) IsValid() bool {
+	if tc.poisoned.Load() {
+		return false
+	}
+	return tc.conn.(driver.Validator).IsValid()
+}
+
+// driverLogger sends go-sql-driver's own messages to slog at debug level
+// instead of the driver's global logger.
+type driverLogger struct{ log *slog.Logger }
+
+func (l driverLogger) Print(v ...any) { l.log.Debug("mysql driver", "msg", fmt.Sprint(v...)) }
+
+var _ io.Closer = (*trackedConn)(nil)

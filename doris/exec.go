@@ -1,0 +1,249 @@
+package doris
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+// stmt is one statement to run on a route, with its session and limits.
+type stmt struct {
+	sql string
+	// catalog and database are the session the statement runs in; empty
+	// means the route's defaults (internal catalog, DORIS_DATABASE).
+	catalog, database string
+	// timeout is enforced inside Doris (query_timeout, whole seconds) and
+	// by the server, which kills the query when it overruns.
+	timeout time.Duration
+	// progress, when set, is called about once a second while the
+	// statement runs.
+	progress func(progress, total float64, message string)
+	// prefix names the failure domain of error reason codes ("QUERY",
+	// "CATALOG", ...).
+	prefix string
+	// setup are session controls sent first on the same connection (e.g.
+	// enabling the profile). They change the session in ways the server
+	// does not track, so the connection is discarded afterwards.
+	setup []string
+}
+
+// column is a result column as the driver reports it.
+type column struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	dbType string
+}
+
+// visitor receives each row; returning stop=true ends the statement early
+// (the result is truncated: the query is killed and the connection
+// discarded, so nothing beyond the budget is read).
+type visitor func(cols []column, row []sql.RawBytes) (stop bool, err error)
+
+// killGrace is how long the server waits past the Doris-side timeout
+// before it kills the query itself.
+const killGrace = 400 * time.Millisecond
+
+// run executes s on rt, streaming rows to visit. It holds one
+// MAX_CONCURRENT_QUERIES slot for its duration.
+func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) error {
+	select {
+	case r.sem <- struct{}{}:
+		defer func() { <-r.sem }()
+	default:
+		return &Error{Kind: KindFailed, Reason: s.prefix + "_CONCURRENCY_LIMITED", Retryable: true, Status: 429,
+			Message: fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))}
+	}
+	if s.timeout <= 0 {
+		s.timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
+	}
+	conn, err := rt.db.Conn(ctx)
+	if err != nil {
+		return classify(s.prefix, err, ctx)
+	}
+	defer conn.Close()
+	var tc *trackedConn
+	if err := conn.Raw(func(dc any) error {
+		var ok bool
+		tc, ok = dc.(*trackedConn)
+		if !ok {
+			return fmt.Errorf("doris: unexpected driver connection %T", dc)
+		}
+		return nil
+	}); err != nil {
+		return classify(s.prefix, err, ctx)
+	}
+	if err := r.ensureSession(ctx, conn, tc, s); err != nil {
+		tc.poisoned.Store(true)
+		return classify(s.prefix, err, ctx)
+	}
+	if len(s.setup) > 0 {
+		tc.poisoned.Store(true)
+		for _, q := range s.setup {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return classify(s.prefix, err, ctx)
+			}
+		}
+	}
+
+	qctx, cancel := context.WithTimeout(ctx, s.timeout+killGrace)
+	defer cancel()
+	// A query that overruns or is cancelled is killed inside Doris (the
+	// driver only drops its socket, which does not stop Doris), and its
+	// connection is never reused. Once makes the kill happen at most once
+	// and lets run wait for it to finish.
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			tc.poisoned.Store(true)
+			r.kill(rt, tc)
+		})
+	}
+	stopWatch := context.AfterFunc(qctx, kill)
+	// On truncation: kill, then cancel, so the driver drops the socket
+	// instead of draining rows nobody will read.
+	runErr := r.stream(qctx, conn, s, visit, func() { kill(); cancel() })
+	if !stopWatch() {
+		kill() // the context ended: wait for the kill to be sent
+	}
+	if runErr == nil {
+		return nil
+	}
+	if errors.Is(qctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		// Doris's own timeout and the server's kill race; both are a
+		// timeout to the caller.
+		return timeoutError(s.prefix, s.timeout)
+	}
+	return classify(s.prefix, runErr, ctx)
+}
+
+func (r *Runtime) stream(ctx context.Context, conn *sql.Conn, s stmt, visit visitor, truncate func()) error {
+	if s.progress != nil {
+		stop := startProgress(ctx, s.progress)
+		defer stop()
+	}
+	rows, err := conn.QueryContext(ctx, s.sql)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	cols := make([]column, len(types))
+	for i, t := range types {
+		cols[i] = column{Name: t.Name(), dbType: t.DatabaseTypeName()}
+		cols[i].Type = jsonTypeName(cols[i].dbType)
+	}
+	raw := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range raw {
+		dest[i] = &raw[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		stop, err := visit(cols, raw)
+		if err != nil {
+			return err
+		}
+		if stop {
+			truncate()
+			return nil
+		}
+	}
+	return rows.Err()
+}
+
+// ensureSession applies the statement's catalog, database and timeout to
+// the connection, sending only what differs from what it already has.
+func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *trackedConn, s stmt) error {
+	catalog, database := s.catalog, s.database
+	if catalog == "" {
+		catalog = "internal"
+	}
+	if database == "" && catalog == "internal" {
+		database = r.cfg.Database
+	}
+	if tc.catalog != catalog {
+		if tc.catalog != "" || catalog != "internal" {
+			if _, err := conn.ExecContext(ctx, "SWITCH "+quoteIdent(catalog)); err != nil {
+				return err
+			}
+		}
+		tc.catalog, tc.database = catalog, ""
+		if catalog == "internal" && s.database == "" {
+			tc.database = r.cfg.Database
+		}
+	}
+	if database != "" && tc.database != database {
+		if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(database)); err != nil {
+			return err
+		}
+		tc.database = database
+	}
+	secs := int((s.timeout + time.Second - 1) / time.Second)
+	if tc.queryTimeout != secs {
+		if _, err := conn.ExecContext(ctx, "SET query_timeout = "+strconv.Itoa(secs)); err != nil {
+			return err
+		}
+		tc.queryTimeout = secs
+	}
+	return nil
+}
+
+// kill stops the statement running on tc with KILL QUERY, sent on a
+// connection of its own to the same FE (Doris connection ids are per FE).
+func (r *Runtime) kill(rt *route, tc *trackedConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	q := "KILL QUERY " + strconv.FormatInt(tc.id, 10)
+	if !guard.SessionControl(q) {
+		return
+	}
+	for i, addr := range rt.connector.addrs {
+		if addr != tc.addr {
+			continue
+		}
+		dc, err := rt.connector.connectors[i].Connect(ctx)
+		if err != nil {
+			r.log.Warn("could not open a connection to kill a query", "fe", addr, "err", err)
+			return
+		}
+		defer dc.Close()
+		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, q, nil); err != nil {
+			r.log.Debug("kill query returned an error (it may have finished)", "err", err)
+		}
+		return
+	}
+}
+
+// startProgress reports elapsed time about once a second until stopped.
+func startProgress(ctx context.Context, p func(progress, total float64, message string)) (stop func()) {
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				secs := time.Since(start).Seconds()
+				p(secs, 0, fmt.Sprintf("query running for %.0f s", secs))
+			}
+		}
+	}()
+	return func() { close(done) }
+}

@@ -1,0 +1,101 @@
+package doris
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+)
+
+// Call is one child invocation, after the catalog's dispatcher authorized
+// it, checked its availability and validated its arguments.
+type Call struct {
+	// Domain and Child name the operation, e.g. "doris_catalog", "list_tables".
+	Domain, Child string
+	// Identity is the caller; its Route selects the connection pool.
+	Identity auth.Identity
+	// Args are the validated arguments (a JSON object). Keys are exact:
+	// the schema admits no unknown or case-variant members, so decoding
+	// into a struct is safe.
+	Args json.RawMessage
+	// Variant is the active capability variant from the manifest.
+	Variant string
+	// Snapshot is the capability generation the call was admitted under.
+	Snapshot *Snapshot
+	// Progress reports progress; nil when the caller did not ask for it.
+	Progress func(progress, total float64, message string)
+}
+
+// Result is a child's normalised output: the family data plus warnings and
+// evidence. The catalog wraps it in the result envelope and validates it
+// against the child's output schema.
+type Result struct {
+	// Status is "success" or "partial".
+	Status string
+	// Data is the family's data member: a value that marshals to the
+	// object the child's output schema describes.
+	Data any
+	// Warnings are short, unique sentences for the user (truncation,
+	// degraded evidence). Never backend error text.
+	Warnings []string
+	// Evidence is required for diagnostic children: where each finding
+	// came from.
+	Evidence []map[string]any
+	// Source names where the data came from: "doris_mysql", "doris_fe_http".
+	Source string
+	// Truncated reports that a row or byte budget cut the data.
+	Truncated bool
+}
+
+// ObjectRef names one table or view.
+type ObjectRef struct {
+	Catalog, Database, Name string
+	// Kind is "table", "view" or "materialized_view".
+	Kind string
+}
+
+// ErrNotFound reports that an object does not exist or is not visible to
+// the caller (Doris does not distinguish the two for metadata).
+var ErrNotFound = errors.New("doris: object not found")
+
+// Handler runs one child.
+type Handler func(ctx context.Context, c *Call) (*Result, error)
+
+// ErrorKind classifies a runtime failure for the envelope.
+type ErrorKind int
+
+const (
+	// KindFailed: the operation failed (CHILD_EXECUTION_FAILED).
+	KindFailed ErrorKind = iota
+	// KindArguments: the arguments are acceptable to the schema but not to
+	// the runtime: a write statement, an unknown object, a ceiling
+	// exceeded, a stale page cursor (CHILD_ARGUMENTS_INVALID).
+	KindArguments
+	// KindTimeout: the operation ran out of time (CHILD_EXECUTION_TIMEOUT).
+	KindTimeout
+)
+
+// Error is a classified runtime failure. Message is safe to show a client:
+// it never contains backend error text, SQL or secrets. The cause is kept
+// for the server log only.
+type Error struct {
+	Kind      ErrorKind
+	Reason    string // stable code, e.g. QUERY_TIMEOUT, CATALOG_OBJECT_NOT_FOUND
+	Retryable bool
+	Status    int // HTTP-like status: 400, 403, 404, 409, 429, 501, 502, 503, 504
+	Message   string
+	// Position is a byte offset into the SQL for guard refusals, or -1.
+	Position int
+	Cause    error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("doris: %s: %s: %v", e.Reason, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("doris: %s: %s", e.Reason, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }

@@ -1,0 +1,151 @@
+package doris
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+
+	"github.com/doris-mcp/doris-mcp-server/handle"
+)
+
+// handlerTable binds children to their handlers. A child absent here is
+// reported by the catalog as HANDLER_NOT_BOUND: listed, never callable.
+func (r *Runtime) handlerTable() map[string]Handler {
+	return map[string]Handler{
+		"doris_catalog.list_catalogs":            r.listCatalogs,
+		"doris_catalog.list_databases":           r.listDatabases,
+		"doris_catalog.list_tables":              r.listTables,
+		"doris_catalog.get_table_context":        r.getTableContext,
+		"doris_catalog.get_table_size":           r.getTableSize,
+		"doris_query.execute_query":              r.executeQuery,
+		"doris_query.explain_query":              r.explainQuery,
+		"doris_query.get_query_profile":          r.getQueryProfile,
+		"doris_query.diagnose_query_performance": r.diagnoseQueryPerformance,
+		"doris_query.list_slow_queries":          r.listSlowQueries,
+		"doris_cluster.list_cluster_nodes":       r.listClusterNodes,
+		"doris_cluster.get_runtime_capabilities": r.getRuntimeCapabilities,
+	}
+}
+
+// decodeArgs decodes validated arguments into a typed struct. The schema
+// has already refused unknown and case-variant members.
+func decodeArgs(c *Call, v any) error {
+	if err := json.Unmarshal(c.Args, v); err != nil {
+		return &Error{Kind: KindArguments, Reason: "ARGUMENTS_INVALID", Status: 400, Message: "the arguments could not be decoded", Cause: err}
+	}
+	return nil
+}
+
+// glob matches name against an fnmatch-style pattern (* ? [...]); an empty
+// pattern matches everything.
+func glob(prefix, pattern, name string) (bool, error) {
+	if pattern == "" {
+		return true, nil
+	}
+	ok, err := path.Match(pattern, name)
+	if err != nil {
+		return false, argError(prefix, "PATTERN_INVALID", "pattern is not a valid glob (use *, ? and [...])")
+	}
+	return ok, nil
+}
+
+// pageSize is the number of items per page of catalog collections.
+const pageSize = 100
+
+type pageState struct {
+	Offset   int    `json:"offset"`
+	Snapshot string `json:"snapshot"`
+}
+
+// page returns one page of items (already sorted) and the cursor of the
+// next. The cursor is a state handle bound to the caller, the child and
+// the other arguments; it fails as stale when the list changed.
+func (r *Runtime) page(c *Call, prefix string, items []map[string]any, key func(map[string]any) string, cursor string) ([]map[string]any, *string, error) {
+	claims, err := pageClaims(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := sha256.New()
+	for _, it := range items {
+		h.Write([]byte(key(it)))
+		h.Write([]byte{0})
+	}
+	snapshot := hex.EncodeToString(h.Sum(nil)[:16])
+	offset := 0
+	if cursor != "" {
+		var st pageState
+		if err := r.handles.Open(cursor, claims, &st); err != nil {
+			var he *handle.Error
+			reason := "invalid"
+			if errors.As(err, &he) {
+				reason = he.Reason
+			}
+			return nil, nil, argError(prefix, "PAGE_CURSOR_INVALID", "page is not a cursor this server issued for these arguments and this caller ("+reason+"); start again without page")
+		}
+		if st.Snapshot != snapshot || st.Offset < 0 || st.Offset > len(items) {
+			return nil, nil, argError(prefix, "PAGE_CURSOR_STALE", "page cursor is stale: the list changed since it was issued; start again without page")
+		}
+		offset = st.Offset
+	}
+	end := min(offset+pageSize, len(items))
+	var next *string
+	if end < len(items) {
+		s, err := r.handles.Sign(claims, pageState{Offset: end, Snapshot: snapshot})
+		if err != nil {
+			return nil, nil, err
+		}
+		next = &s
+	}
+	return items[offset:end], next, nil
+}
+
+func pageClaims(c *Call) (handle.Claims, error) {
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(c.Args, &args); err != nil {
+		return handle.Claims{}, err
+	}
+	delete(args, "page")
+	canon, _ := json.Marshal(args) // map keys marshal sorted
+	sum := sha256.Sum256(canon)
+	return handle.Claims{
+		Kind:      "child-list-page",
+		Scope:     "child:page:" + c.Domain + ":" + c.Child,
+		Resource:  "mcp://" + c.Domain + "/" + c.Child + "/" + hex.EncodeToString(sum[:8]),
+		Principal: c.Identity.Fingerprint(),
+	}, nil
+}
+
+// collection is the data of a Collection child.
+type collection struct {
+	Items      []map[string]any `json:"items"`
+	NextCursor *string          `json:"next_cursor"`
+	Truncated  bool             `json:"truncated"`
+}
+
+func atoiOrNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	return nil
+}
+
+func strOrNil(s string, valid bool) any {
+	if !valid {
+		return nil
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

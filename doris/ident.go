@@ -1,0 +1,49 @@
+package doris
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+// maxIdent bounds a catalog, database, table or column name.
+const maxIdent = 256
+
+// checkIdent validates a caller-supplied identifier before it is quoted
+// into a statement: non-empty, bounded, valid UTF-8, and free of quotes,
+// backticks, backslashes and control characters. Doris names never contain
+// them, so refusing is clearer than escaping.
+func checkIdent(prefix, field, s string) *Error {
+	bad := s == "" || len(s) > maxIdent || !utf8.ValidString(s) ||
+		strings.ContainsFunc(s, func(r rune) bool {
+			return r < 0x20 || r == 0x7f || r == '`' || r == '\'' || r == '"' || r == '\\'
+		})
+	if bad {
+		return argError(prefix, "IDENTIFIER_INVALID", field+" is not a valid Doris name (1-256 characters, no quotes, backticks, backslashes or control characters)")
+	}
+	return nil
+}
+
+// quoteIdent backtick-quotes a name that passed checkIdent (or one of the
+// server's own constants).
+func quoteIdent(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+// qualified quotes catalog.database.table, omitting empty leading parts.
+func qualified(parts ...string) string {
+	var q []string
+	for _, p := range parts {
+		if p != "" {
+			q = append(q, quoteIdent(p))
+		}
+	}
+	return strings.Join(q, ".")
+}
+
+// bind renders a statement with %(name)s placeholders and literal values
+// through the guard, the one place that quotes values.
+func bind(sql string, params map[string]any) (string, error) {
+	return guard.Bind(sql, params)
+}

@@ -1,0 +1,264 @@
+package doris
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+// auditTable is Doris's audit log (FE global enable_audit_plugin=true).
+const auditTable = "internal.__internal_schema.audit_log"
+
+// maxStmtChars caps statements read back from the audit log.
+const maxStmtChars = 8192
+
+func (r *Runtime) listSlowQueries(ctx context.Context, c *Call) (*Result, error) {
+	a := struct {
+		WindowMinutes int    `json:"window_minutes"`
+		Limit         int    `json:"limit"`
+		MinDurationMs *int   `json:"min_duration_ms"`
+		Database      string `json:"database"`
+		User          string `json:"user"`
+	}{WindowMinutes: 60, Limit: 20}
+	if err := decodeArgs(c, &a); err != nil {
+		return nil, err
+	}
+	minMs := 1000
+	if a.MinDurationMs != nil {
+		minMs = *a.MinDurationMs
+	}
+	// The window is exact minutes, computed by Doris's own clock (no
+	// rounding up to whole days, no skew with this server's clock).
+	q := "SELECT query_id, `time`, `user`, `catalog`, db, state, query_time, cpu_time_ms, scan_bytes, scan_rows, " +
+		"return_rows, peak_memory_bytes, sql_hash, sql_digest, stmt FROM " + auditTable +
+		" WHERE `time` >= DATE_SUB(NOW(), INTERVAL %(window)s MINUTE) AND query_time >= %(min_ms)s AND is_query = 1"
+	params := map[string]any{"window": json.Number(strconv.Itoa(a.WindowMinutes)), "min_ms": json.Number(strconv.Itoa(minMs)),
+		"limit": json.Number(strconv.Itoa(a.Limit + 1))}
+	if a.Database != "" {
+		q += " AND db = %(db)s"
+		params["db"] = a.Database
+	}
+	if a.User != "" {
+		q += " AND `user` = %(user)s"
+		params["user"] = a.User
+	}
+	q += " ORDER BY query_time DESC LIMIT %(limit)s"
+	text, err := bind(q, params)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := r.route(c.Identity)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.text(ctx, rt, text, a.Limit+1, queryPrefix)
+	if err != nil {
+		return nil, auditError(err)
+	}
+	items := []map[string]any{}
+	for _, row := range t.rows {
+		if len(items) == a.Limit {
+			break
+		}
+		stmtText, cut := capChars(MaskLiterals(t.get(row, "stmt")), maxStmtChars)
+		items = append(items, map[string]any{
+			"query_id": t.get(row, "query_id"), "time": nullable(t, row, "time"), "user": nullable(t, row, "user"),
+			"catalog": nullable(t, row, "catalog"), "db": nullable(t, row, "db"), "state": nullable(t, row, "state"),
+			"query_time": atoiOrNil(t.get(row, "query_time")), "cpu_time_ms": atoiOrNil(t.get(row, "cpu_time_ms")),
+			"scan_bytes": atoiOrNil(t.get(row, "scan_bytes")), "scan_rows": atoiOrNil(t.get(row, "scan_rows")),
+			"return_rows": atoiOrNil(t.get(row, "return_rows")), "peak_memory_bytes": atoiOrNil(t.get(row, "peak_memory_bytes")),
+			"sql_hash": nullable(t, row, "sql_hash"), "sql_digest": nullable(t, row, "sql_digest"),
+			"stmt": stmtText, "stmt_truncated": cut,
+		})
+	}
+	truncated := len(t.rows) > a.Limit || t.truncated
+	res := &Result{Status: "success", Data: collection{Items: items, Truncated: truncated}, Truncated: truncated}
+	if truncated {
+		res.Warnings = append(res.Warnings, "More slow queries match; raise limit or min_duration_ms, or shorten window_minutes.")
+	}
+	return res, nil
+}
+
+// auditError explains the usual reason the audit log cannot be read.
+func auditError(err error) error {
+	de := classify(queryPrefix, err, nil)
+	if de.Reason == "QUERY_OBJECT_NOT_FOUND" {
+		de.Message = "the Doris audit log table is not there; enable the audit log plugin (enable_audit_plugin=true)"
+	}
+	return de
+}
+
+// MaskLiterals replaces the contents of string literals in a statement
+// with "***", using the guard's Doris lexer, so passwords and personal
+// values in audit records are not shown. Text the lexer cannot read is
+// masked whole.
+func MaskLiterals(s string) string {
+	toks, err := guard.Scan(s)
+	if err != nil {
+		return "/* statement not shown: it could not be read safely */"
+	}
+	var b strings.Builder
+	last := 0
+	for _, t := range toks {
+		if t.Kind != guard.TokString {
+			continue
+		}
+		b.WriteString(s[last:t.Pos])
+		b.WriteString("'***'")
+		last = t.Pos + len(t.Text)
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Diagnosis rules (rule_version query-diagnosis-v1).
+const (
+	ruleVersion            = "query-diagnosis-v1"
+	highScanRows           = 1_000_000
+	highScanRatio          = 100
+	longDurationMs         = 10_000
+	highPeakMemoryBytes    = 1 << 30
+	diagnosisPlanRowsLimit = 2000
+)
+
+func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Result, error) {
+	var a struct {
+		QueryID               string `json:"query_id"`
+		SQL                   string `json:"sql"`
+		Database              string `json:"database"`
+		IncludeClusterContext bool   `json:"include_cluster_context"`
+	}
+	if err := decodeArgs(c, &a); err != nil {
+		return nil, err
+	}
+	rt, err := r.route(c.Identity)
+	if err != nil {
+		return nil, err
+	}
+	sections := map[string]section{}
+	var findings []map[string]any
+	var evidence []map[string]any
+	add := func(code, severity, msg, source string, ev map[string]any) {
+		findings = append(findings, map[string]any{"code": code, "severity": severity, "message": msg})
+		ev["finding"], ev["source"] = code, source
+		evidence = append(evidence, ev)
+	}
+	sqlText := a.SQL
+	if a.QueryID != "" {
+		audit, err := r.auditRecord(ctx, rt, a.QueryID)
+		switch {
+		case err != nil:
+			sections["audit"] = unavailable(err)
+		case audit == nil:
+			sections["audit"] = section{Status: "unavailable", ReasonCode: "QUERY_SQL_EVIDENCE_NOT_FOUND"}
+		default:
+			sections["audit"] = section{Status: "success", Source: auditTable}
+			sqlText = audit.stmt
+			scan, ret := audit.scanRows, audit.returnRows
+			if scan >= highScanRows && scan > highScanRatio*max(ret, 1) {
+				add("HIGH_SCAN_TO_RETURN_RATIO", "warning", "the query scanned far more rows than it returned: check filters and partition pruning",
+					auditTable, map[string]any{"scan_rows": scan, "return_rows": ret})
+			}
+			if audit.queryTime >= longDurationMs {
+				add("LONG_RECORDED_DURATION", "warning", "the recorded duration is 10 s or longer", auditTable,
+					map[string]any{"query_time_ms": audit.queryTime})
+			}
+			if audit.peakMemory >= highPeakMemoryBytes {
+				add("HIGH_PEAK_MEMORY", "warning", "peak memory reached 1 GiB or more", auditTable,
+					map[string]any{"peak_memory_bytes": audit.peakMemory})
+			}
+		}
+		if prof, _, err := r.profileText(ctx, rt, a.QueryID); err != nil {
+			sections["profile"] = unavailable(err)
+		} else {
+			sections["profile"] = section{Status: "success", Source: "FE profile API"}
+			if strings.Contains(strings.ToLower(prof), "spill") {
+				add("PROFILE_SPILL_OBSERVED", "warning", "operators spilled to disk: the query ran short of memory", "FE profile API", map[string]any{})
+			}
+		}
+	}
+	if sqlText != "" {
+		lines, _, err := r.explain(ctx, c, sqlText, "", a.Database, true)
+		if err != nil {
+			sections["explain"] = unavailable(err)
+		} else {
+			sections["explain"] = section{Status: "success", Source: "EXPLAIN VERBOSE"}
+			for _, l := range lines {
+				if strings.Contains(l, "CROSS JOIN") || strings.Contains(l, "NESTED LOOP JOIN") {
+					add("CROSS_JOIN_OBSERVED", "warning", "the plan contains a cross or nested-loop join", "EXPLAIN VERBOSE",
+						map[string]any{"plan_line": strings.TrimSpace(l)})
+					break
+				}
+			}
+		}
+	} else {
+		sections["explain"] = section{Status: "unavailable", ReasonCode: "QUERY_SQL_EVIDENCE_NOT_FOUND"}
+	}
+	if a.IncludeClusterContext {
+		snap := c.Snapshot
+		if snap == nil {
+			sections["cluster_context"] = section{Status: "unavailable", ReasonCode: "CAPABILITY_SNAPSHOT_UNAVAILABLE"}
+		} else {
+			sections["cluster_context"] = section{Status: "success", Source: "capability snapshot", Data: map[string]any{
+				"master_fe": snap.Master.String(), "frontends": len(snap.Frontends), "backends": len(snap.Backends),
+				"mixed_versions": snap.Mixed, "deployment_mode": snap.Mode,
+			}}
+		}
+	}
+	status := "success"
+	var warnings []string
+	for name, s := range sections {
+		if s.Status != "success" {
+			status = "partial"
+			warnings = append(warnings, "The "+name+" evidence is unavailable ("+s.ReasonCode+").")
+		}
+	}
+	if sections["explain"].Status != "success" && sections["audit"].Status != "success" {
+		return nil, &Error{Kind: KindFailed, Reason: "QUERY_SQL_EVIDENCE_NOT_FOUND", Status: 404,
+			Message: "no evidence could be read for this query: it is not in the audit log and its plan could not be produced"}
+	}
+	var qid any
+	if a.QueryID != "" {
+		qid = a.QueryID
+	}
+	return &Result{Status: status, Warnings: sortedStrings(warnings), Evidence: orEmpty(evidence), Data: map[string]any{
+		"rule_version": ruleVersion, "query_id": qid, "findings": orEmpty(findings), "sections": sections,
+	}}, nil
+}
+
+type auditRow struct {
+	stmt                                        string
+	queryTime, scanRows, returnRows, peakMemory int64
+}
+
+// auditRecord finds one query in the audit log; nil when absent.
+func (r *Runtime) auditRecord(ctx context.Context, rt *route, queryID string) (*auditRow, error) {
+	q, err := bind("SELECT query_time, scan_rows, return_rows, peak_memory_bytes, stmt FROM "+auditTable+
+		" WHERE query_id = %(qid)s LIMIT 1", map[string]any{"qid": queryID})
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.text(ctx, rt, q, 1, queryPrefix)
+	if err != nil {
+		return nil, auditError(err)
+	}
+	if len(t.rows) == 0 {
+		return nil, nil
+	}
+	row := t.rows[0]
+	n := func(col string) int64 { v, _ := strconv.ParseInt(t.get(row, col), 10, 64); return v }
+	return &auditRow{stmt: t.get(row, "stmt"), queryTime: n("query_time"), scanRows: n("scan_rows"),
+		returnRows: n("return_rows"), peakMemory: n("peak_memory_bytes")}, nil
+}
+
+func sortedStrings(s []string) []string {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}

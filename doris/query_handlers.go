@@ -1,0 +1,201 @@
+package doris
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+const queryPrefix = "QUERY"
+
+// queryData is the data of a Query child: columns in order, rows as
+// objects keyed by (deduplicated) column name.
+type queryData struct {
+	Columns   []column          `json:"columns"`
+	Rows      []json.RawMessage `json:"rows"`
+	RowCount  int               `json:"row_count"`
+	Truncated bool              `json:"truncated"`
+}
+
+// limits resolves a call's row budget and timeout against the deployment
+// ceilings. Asking for more than a ceiling is an argument error, never a
+// silent clamp.
+func (r *Runtime) limits(maxRows, timeoutMs *int) (rows int, timeout time.Duration, err error) {
+	rows = r.cfg.DefaultResultRows
+	if maxRows != nil {
+		if *maxRows > r.cfg.MaxResultRows {
+			return 0, 0, argError(queryPrefix, "ROW_LIMIT_EXCEEDED",
+				fmt.Sprintf("max_rows %d exceeds this server's ceiling of %d (MAX_RESULT_ROWS)", *maxRows, r.cfg.MaxResultRows))
+		}
+		rows = *maxRows
+	}
+	timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
+	if timeoutMs != nil {
+		t := time.Duration(*timeoutMs) * time.Millisecond
+		if t > r.cfg.QueryTimeout {
+			return 0, 0, argError(queryPrefix, "TIMEOUT_LIMIT_EXCEEDED",
+				fmt.Sprintf("timeout_ms %d exceeds this server's ceiling of %d ms (QUERY_TIMEOUT)", *timeoutMs, r.cfg.QueryTimeout.Milliseconds()))
+		}
+		timeout = t
+	}
+	return rows, timeout, nil
+}
+
+// checkSQL runs the guard over caller SQL with its parameters and returns
+// the statement to send.
+func checkSQL(sqlText string, params map[string]any) (string, *guard.Statement, error) {
+	bound, err := guard.Bind(sqlText, params)
+	if err != nil {
+		return "", nil, guardError(err)
+	}
+	st, err := guard.Check(bound)
+	if err != nil {
+		return "", nil, guardError(err)
+	}
+	return bound, st, nil
+}
+
+func guardError(err error) error {
+	var ge *guard.Error
+	if !errors.As(err, &ge) {
+		return err
+	}
+	reason := "READ_ONLY_VIOLATION"
+	switch ge.Reason {
+	case "POSITIONAL_PARAMETER", "UNKNOWN_PARAMETER", "MISSING_PARAMETER", "INVALID_PARAMETER_VALUE":
+		reason = "PARAMETERS_INVALID"
+	}
+	return &Error{Kind: KindArguments, Reason: queryPrefix + "_" + reason, Status: 400, Position: ge.Pos,
+		Message: "refused by the read-only guard (" + ge.Reason + "): " + ge.Msg, Cause: err}
+}
+
+func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
+	var a struct {
+		SQL        string         `json:"sql"`
+		Catalog    string         `json:"catalog"`
+		Database   string         `json:"database"`
+		Parameters map[string]any `json:"parameters"`
+		MaxRows    *int           `json:"max_rows"`
+		TimeoutMs  *int           `json:"timeout_ms"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.Args))
+	dec.UseNumber() // parameter numbers keep their exact spelling
+	if err := dec.Decode(&a); err != nil {
+		return nil, argError(queryPrefix, "ARGUMENTS_INVALID", "the arguments could not be decoded")
+	}
+	maxRows, timeout, err := r.limits(a.MaxRows, a.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range []struct{ field, v string }{{"catalog", a.Catalog}, {"database", a.Database}} {
+		if id.v != "" {
+			if e := checkIdent(queryPrefix, id.field, id.v); e != nil {
+				return nil, e
+			}
+		}
+	}
+	text, _, err := checkSQL(a.SQL, a.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := r.route(c.Identity)
+	if err != nil {
+		return nil, err
+	}
+	data, warnings, err := r.query(ctx, rt, stmt{sql: text, catalog: a.Catalog, database: a.Database, timeout: timeout,
+		progress: c.Progress, prefix: queryPrefix}, maxRows, r.cfg.MaxResultBytes, "max_rows")
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated}, nil
+}
+
+// query runs s and returns typed rows within the row and byte budgets.
+// Rows stream from the driver and stop at the budget: nothing beyond it is
+// read or kept.
+func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxBytes int, rowsArg string) (*queryData, []string, error) {
+	data := &queryData{Rows: []json.RawMessage{}}
+	var names []string
+	total, byteCut := 0, false
+	buf := make([]byte, 0, 256)
+	err := r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
+		if names == nil {
+			data.Columns, names = cols, uniqueNames(cols)
+		}
+		if len(data.Rows) == maxRows {
+			data.Truncated = true
+			return true, nil
+		}
+		buf = buf[:0]
+		buf = append(buf, '{')
+		for i, v := range row {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, names[i])
+			buf = append(buf, ':')
+			buf = appendValue(buf, cols[i].dbType, v)
+		}
+		buf = append(buf, '}')
+		if total+len(buf) > maxBytes {
+			data.Truncated, byteCut = true, true
+			return true, nil
+		}
+		total += len(buf)
+		data.Rows = append(data.Rows, append(json.RawMessage(nil), buf...))
+		return false, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if data.Columns == nil {
+		data.Columns = []column{}
+	}
+	data.RowCount = len(data.Rows)
+	var warnings []string
+	switch {
+	case byteCut:
+		warnings = append(warnings, fmt.Sprintf("The result was cut after %s because it reached %d bytes (MAX_RESULT_BYTES). "+
+			"Select fewer columns, aggregate, or add a WHERE clause or LIMIT to narrow it.", plural(data.RowCount, "row", "rows"), maxBytes))
+	case data.Truncated:
+		warnings = append(warnings, fmt.Sprintf("The result was cut at %s (%s). Aggregate, add a WHERE clause or LIMIT, "+
+			"or raise %s up to the server's ceiling.", plural(maxRows, "row", "rows"), rowsArg, rowsArg))
+	}
+	if len(names) > 0 && hasDuplicateNames(data.Columns) {
+		warnings = append(warnings, "Some columns share a name; in rows they are keyed name, name_2, name_3, ... in column order.")
+	}
+	return data, warnings, nil
+}
+
+// uniqueNames keys rows by column name, suffixing repeats (a, a_2, a_3).
+func uniqueNames(cols []column) []string {
+	seen := map[string]int{}
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		seen[c.Name]++
+		if n := seen[c.Name]; n > 1 {
+			out[i] = c.Name + "_" + strconv.Itoa(n)
+		} else {
+			out[i] = c.Name
+		}
+	}
+	return out
+}
+
+func hasDuplicateNames(cols []column) bool {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			return true
+		}
+		seen[c.Name] = true
+	}
+	return false
+}

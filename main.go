@@ -1,0 +1,250 @@
+// Command doris-mcp-server serves Apache Doris to MCP Hosts: MCP 2026-07-28
+// over stdio or Streamable HTTP (plus an opt-in handshake-era endpoint),
+// eight domain tools with progressive discovery, and only bounded,
+// read-only execution under the caller's own Doris identity.
+//
+// Configuration comes from defaults, a .env file, the environment and
+// flags, in rising precedence; run with -check-config to validate it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/catalog"
+	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/handle"
+	"github.com/doris-mcp/doris-mcp-server/mcp"
+)
+
+const serverName = "doris-mcp-server"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], environ(), os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintln(os.Stderr, "doris-mcp-server:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// errReported marks a failure already printed in full.
+var errReported = errors.New("reported")
+
+func environ() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// run is the whole program: flags and environment to Config, validation
+// (every problem at once), wiring, serving, graceful shutdown. stdout
+// carries only the protocol (stdio) or nothing; logs go to stderr.
+func run(ctx context.Context, args []string, env map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
+	flags := newFlagSet(stderr)
+	if err := flags.parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if flags.version {
+		fmt.Fprintln(stdout, versionLine())
+		return nil
+	}
+	merged, err := withEnvFile(env, flags.envFile, flags.set["env-file"])
+	if err != nil {
+		return err
+	}
+	cfg := DefaultConfig()
+	loadErrs := cfg.fromEnv(merged)
+	flags.apply(&cfg)
+	verr := errors.Join(append(loadErrs, cfg.Validate())...)
+	if flags.checkConfig {
+		if verr != nil {
+			printProblems(stderr, verr)
+			return errReported
+		}
+		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Hosts, ","))
+		return nil
+	}
+	if verr != nil {
+		printProblems(stderr, verr)
+		return errReported
+	}
+
+	log := newLogger(stderr, cfg.LogLevel)
+	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) {
+		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
+	}
+	srv, rt, err := wire(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+
+	if cfg.Transport == "stdio" {
+		log.Info("serving MCP on stdio", "protocol", mcp.Version, "exposure", cfg.ExposureMode)
+		return srv.ServeStdio(ctx, stdin, stdout)
+	}
+	return serveHTTP(ctx, cfg, srv, rt, log)
+}
+
+func printProblems(w io.Writer, err error) {
+	fmt.Fprintln(w, "doris-mcp-server: invalid configuration:")
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(w, "  -", line)
+	}
+}
+
+// wire builds the server from a valid Config.
+func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
+	var signer *handle.Signer
+	var err error
+	if cfg.HandleSecret != "" {
+		signer, err = handle.New([]byte(cfg.HandleSecret), handle.WithTTL(cfg.HandleTTL))
+	} else {
+		signer, err = handle.NewRandom(handle.WithTTL(cfg.HandleTTL))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := doris.Open(cfg.Doris, doris.Options{Logger: log, Handles: signer})
+	if err != nil {
+		return nil, nil, err
+	}
+	surface, err := catalog.New(catalog.Config{
+		Mode:     cfg.ExposureMode,
+		Enabled:  cfg.ChildAllowlist,
+		Disabled: cfg.ChildDenylist,
+		Handles:  signer,
+		Logger:   log,
+	}, rt)
+	if err != nil {
+		rt.Close()
+		return nil, nil, err
+	}
+	srv, err := mcp.NewServer(surface, mcp.Options{
+		Name:         serverName,
+		Version:      moduleVersion(),
+		Instructions: instructions,
+		PageSize:     cfg.ListPageSize,
+		Handles:      signer,
+		Logger:       log,
+	})
+	if err != nil {
+		rt.Close()
+		return nil, nil, err
+	}
+	return srv, rt, nil
+}
+
+const instructions = "Read-only access to Apache Doris. Pick the one domain tool that matches the question, " +
+	"call it with {} to discover its operations, then call it with child_tool, arguments and manifest_version. " +
+	"Results are bounded; read warnings and truncated flags."
+
+func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runtime, log *slog.Logger) error {
+	policy, err := auth.NewHostPolicy(cfg.Host, cfg.AllowedHosts, cfg.AllowedOrigins)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.listenAddr())
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		// A tool call may run up to the query ceiling; the write deadline
+		// leaves room for it and for the response.
+		WriteTimeout:   cfg.Doris.QueryTimeout + 60*time.Second,
+		IdleTimeout:    120 * time.Second,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:    func(net.Listener) context.Context { return ctx },
+	}
+	log.Info("serving MCP over HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "protocol", mcp.Version,
+		"legacy", cfg.LegacyHTTP, "exposure", cfg.ExposureMode)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	return nil
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	switch strings.ToUpper(level) {
+	case "DEBUG":
+		l = slog.LevelDebug
+	case "WARNING", "WARN":
+		l = slog.LevelWarn
+	case "ERROR", "CRITICAL":
+		l = slog.LevelError
+	default:
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})).With("service", serverName)
+}
+
+// moduleVersion is the main module's version from the build info: a tag, a
+// pseudo-version stamped from VCS, or "(devel)".
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" {
+		return "(devel)"
+	}
+	return bi.Main.Version
+}
+
+// versionLine is what -version prints: module version, VCS revision and
+// Go version, all from the build info.
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return serverName + " (no build info)"
+	}
+	rev, modified := "unknown", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified {
+		rev += "+dirty"
+	}
+	return fmt.Sprintf("%s %s (revision %s, %s, MCP %s)", serverName, moduleVersion(), rev, bi.GoVersion, mcp.Version)
+}

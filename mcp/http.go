@@ -1,0 +1,398 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+)
+
+// HTTPOptions configure the Streamable HTTP transport.
+type HTTPOptions struct {
+	// Policy validates Host and Origin (DNS-rebinding protection). Required.
+	Policy *auth.HostPolicy
+	// Legacy serves the handshake-era adapter at /mcp/legacy.
+	Legacy bool
+	// Ready is the bounded readiness check behind GET /ready (nil: always
+	// ready).
+	Ready func(ctx context.Context) error
+	// ReadyTimeout bounds Ready (default 2 s).
+	ReadyTimeout time.Duration
+}
+
+// Handler returns the HTTP handler of the server: POST /mcp (MCP
+// 2026-07-28, stateless), POST /mcp/legacy when enabled, and the health
+// endpoints GET /live, /ready and /health. Everything else is 404.
+func (s *Server) Handler(o HTTPOptions) http.Handler {
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 2 * time.Second
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, modern) })
+	if o.Legacy {
+		mux.HandleFunc("/mcp/legacy", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, legacy) })
+	}
+	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "alive", "service": s.info.Name, "version": s.info.Version,
+			"checks": map[string]string{"process": "alive"}})
+	})
+	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, r *http.Request) {
+		status, doris, code := "ready", "ok", http.StatusOK
+		if o.Ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), o.ReadyTimeout)
+			defer cancel()
+			if err := o.Ready(ctx); err != nil {
+				status, doris, code = "not_ready", "unavailable", http.StatusServiceUnavailable
+			}
+		}
+		writeJSON(w, code, map[string]any{"status": status, "checks": map[string]string{"service": "ok", "doris": doris},
+			"timeout_seconds": o.ReadyTimeout.Seconds()})
+	})
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "service": s.info.Name, "version": s.info.Version})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
+	})
+	return mux
+}
+
+// serveHTTP serves one POST to an MCP endpoint of era e.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions, e era) {
+	if err := o.Policy.Check(r); err != nil {
+		s.log.Warn("request refused by host policy", "remote", r.RemoteAddr)
+		writeRPCError(w, http.StatusForbidden, ID{}, errorf(CodeInvalidRequest, "forbidden: Host or Origin not allowed"))
+		return
+	}
+	if r.Method != http.MethodPost {
+		// No GET stream and no sessions to DELETE in either era.
+		w.Header().Set("Allow", "POST")
+		writeRPCError(w, http.StatusMethodNotAllowed, ID{}, errorf(CodeInvalidRequest, "only POST is supported on this endpoint"))
+		return
+	}
+	var version string
+	if e == legacy {
+		v, ok := legacyHeaderVersion(r)
+		if !ok {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "legacy_adapter_only",
+				"message": "this endpoint serves MCP 2025-03-26, 2025-06-18 and 2025-11-25; use /mcp for " + Version})
+			return
+		}
+		version = v
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, ID{}, errorf(CodeInvalidRequest, "request body exceeds %d bytes", MaxMessageBytes))
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, ID{}, errorf(CodeInvalidRequest, "request body could not be read"))
+		return
+	}
+	req, derr := DecodeRequest(body)
+	id := ID{}
+	if req != nil {
+		id = req.ID
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		writeRPCError(w, http.StatusUnsupportedMediaType, id, errorf(CodeInvalidRequest, "Content-Type must be application/json"))
+		return
+	}
+	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
+		writeRPCError(w, http.StatusNotAcceptable, id, errorf(CodeInvalidRequest, "Accept must include application/json and text/event-stream"))
+		return
+	}
+	if derr != nil {
+		writeRPCError(w, http.StatusBadRequest, id, derr)
+		return
+	}
+	c := &call{req: req, era: e, version: version}
+	if e == modern {
+		if herr := s.checkModernHeaders(r, c); herr != nil {
+			writeRPCError(w, statusFor(e, herr), id, herr)
+			return
+		}
+	} else {
+		c.meta, _ = readMeta(req.Params) // only progressToken matters
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	c.ctx = auth.WithIdentity(ctx, auth.Anonymous())
+	c.id = auth.Anonymous()
+
+	if req.Notification {
+		s.serve(c)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if c.meta.ProgressToken != nil && req.Method == "tools/call" {
+		s.serveSSE(w, c)
+		return
+	}
+	result, rerr := s.serve(c)
+	if rerr != nil {
+		writeRPCError(w, statusFor(e, rerr), id, rerr)
+		return
+	}
+	b, merr := encodeResult(req.ID, result)
+	if merr != nil {
+		s.log.Error("result encoding failed", "method", req.Method, "err", merr)
+		writeRPCError(w, statusFor(e, &Error{Code: CodeInternalError}), id, errorf(CodeInternalError, "internal error"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if e == legacy && req.Method == "initialize" {
+		// An opaque session id that nothing remembers: handshake-era
+		// clients expect one, and echo it back, where it is ignored.
+		w.Header().Set("Mcp-Session-Id", newSessionID())
+	}
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}
+
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// checkModernHeaders validates the request against the 2026-07-28 HTTP
+// rules, in the order that lets each failure get its specified code:
+// Mcp-Method, the method itself, _meta, MCP-Protocol-Version, the version,
+// then Mcp-Name.
+func (s *Server) checkModernHeaders(r *http.Request, c *call) *Error {
+	req := c.req
+	methodHeader, err := mcpHeader(r, "Mcp-Method")
+	if err != nil {
+		return err
+	}
+	if methodHeader != req.Method {
+		return errorf(CodeHeaderMismatch, "Mcp-Method header does not match the body's method")
+	}
+	m, known := s.methods[req.Method]
+	if (!known || !m.eras.has(modern)) && !req.Notification {
+		return methodNotFound(req.Method)
+	}
+	meta, merr := readMeta(req.Params)
+	if merr != nil {
+		return merr
+	}
+	c.meta = meta
+	if req.Notification {
+		return nil
+	}
+	if err := checkModernMeta(meta); err != nil {
+		return err
+	}
+	versionHeader, err := mcpHeader(r, "MCP-Protocol-Version")
+	if err != nil {
+		return err
+	}
+	if versionHeader != meta.ProtocolVersion {
+		return errorf(CodeHeaderMismatch, "MCP-Protocol-Version header does not match _meta protocolVersion")
+	}
+	if meta.ProtocolVersion != Version {
+		return unsupportedVersion(meta.ProtocolVersion)
+	}
+	if m.name != noName {
+		want, perr := nameParam(req.Params, m.name)
+		if perr != nil {
+			return perr
+		}
+		got, err := mcpHeader(r, "Mcp-Name")
+		if err != nil {
+			return err
+		}
+		if got != want {
+			return errorf(CodeHeaderMismatch, "Mcp-Name header does not match the body")
+		}
+	}
+	return nil
+}
+
+// nameParam returns params.name or params.uri, which Mcp-Name mirrors.
+func nameParam(params json.RawMessage, src nameSource) (string, *Error) {
+	key := "name"
+	if src == paramURI {
+		key = "uri"
+	}
+	var p map[string]json.RawMessage
+	if params == nil || json.Unmarshal(params, &p) != nil {
+		return "", errorf(CodeInvalidParams, "params.%s is required", key)
+	}
+	return stringParam(p, key, true)
+}
+
+// mcpHeader returns the single value of an MCP header, with optional
+// whitespace trimmed and the =?base64?...?= form decoded. A missing,
+// repeated or malformed header is a HeaderMismatch.
+func mcpHeader(r *http.Request, name string) (string, *Error) {
+	vals := r.Header.Values(name)
+	if len(vals) == 0 {
+		return "", errorf(CodeHeaderMismatch, "the %s header is required", name)
+	}
+	if len(vals) > 1 {
+		return "", errorf(CodeHeaderMismatch, "the %s header must appear once", name)
+	}
+	v, ok := decodeHeaderValue(vals[0])
+	if !ok {
+		return "", errorf(CodeHeaderMismatch, "the %s header is malformed", name)
+	}
+	return v, nil
+}
+
+// decodeHeaderValue trims optional whitespace, decodes the =?base64?…?=
+// sentinel form (standard alphabet, padded, UTF-8), and otherwise requires
+// visible ASCII.
+func decodeHeaderValue(v string) (string, bool) {
+	v = strings.Trim(v, " \t")
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		inner, ok = strings.CutSuffix(inner, "?=")
+		if !ok {
+			return "", false
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(inner)
+		if err != nil || !utf8.Valid(b) {
+			return "", false
+		}
+		return string(b), true
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "", false
+		}
+	}
+	return v, true
+}
+
+// legacyHeaderVersion returns the handshake-era version a legacy request
+// speaks. A missing header means 2025-03-26, as the 2025 revisions say.
+func legacyHeaderVersion(r *http.Request) (string, bool) {
+	vals := r.Header.Values("MCP-Protocol-Version")
+	if len(vals) == 0 {
+		return "2025-03-26", true
+	}
+	if len(vals) > 1 {
+		return "", false
+	}
+	v := strings.TrimSpace(vals[0])
+	return v, slices.Contains(legacyVersions, v)
+}
+
+// statusFor maps a JSON-RPC error to the HTTP status of its era. Modern:
+// unknown or removed methods are 404 and every other error is 400, as the
+// 2026-07-28 transport and its reference implementation do. Legacy: an
+// error is an ordinary JSON-RPC response (200), except malformed messages.
+func statusFor(e era, err *Error) int {
+	if e == legacy {
+		switch err.Code {
+		case CodeParseError, CodeInvalidRequest:
+			return http.StatusBadRequest
+		}
+		return http.StatusOK
+	}
+	if err.Code == CodeMethodNotFound {
+		return http.StatusNotFound
+	}
+	return http.StatusBadRequest
+}
+
+// serveSSE answers on a request-scoped event stream: progress
+// notifications, then the response. The client closing the stream cancels
+// the request's context (net/http cancels r.Context()), and nothing more is
+// written for it.
+func (s *Server) serveSSE(w http.ResponseWriter, c *call) {
+	flusher, _ := w.(http.Flusher)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	var mu sync.Mutex // protects w and done
+	done := false
+	send := func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done || c.ctx.Err() != nil {
+			return
+		}
+		io.WriteString(w, "event: message\ndata: ")
+		w.Write(b)
+		io.WriteString(w, "\n\n")
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	c.notify = func(method string, params any) {
+		if b, err := encodeNotification(method, params); err == nil {
+			send(b)
+		}
+	}
+	result, rerr := s.serve(c)
+	var b []byte
+	if rerr != nil {
+		b = encodeError(c.req.ID, rerr)
+	} else if enc, err := encodeResult(c.req.ID, result); err == nil {
+		b = enc
+	} else {
+		b = encodeError(c.req.ID, errorf(CodeInternalError, "internal error"))
+	}
+	send(b)
+	mu.Lock()
+	done = true
+	mu.Unlock()
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id ID, e *Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(encodeError(id, e))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// acceptsJSONAndSSE reports whether the Accept header admits both response
+// forms (wildcards count).
+func acceptsJSONAndSSE(values []string) bool {
+	var json, sse bool
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			switch mt {
+			case "*/*":
+				json, sse = true, true
+			case "application/*", "application/json":
+				json = true
+			case "text/*", "text/event-stream":
+				sse = true
+			}
+		}
+	}
+	return json && sse
+}

@@ -1,0 +1,564 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/catalog"
+)
+
+// method is one entry of the flat method table.
+type method struct {
+	handler func(*Server, *call) (any, *Error)
+	eras    eraSet
+	// name says which params member the Mcp-Name header must equal.
+	name nameSource
+	// cache, when set, is the result's caching hint (modern era).
+	cache *cachePolicy
+	// requires lists client capabilities the method needs.
+	requires []string
+}
+
+type eraSet uint8
+
+const (
+	modernOnly eraSet = 1 << modern
+	legacyOnly eraSet = 1 << legacy
+	bothEras          = modernOnly | legacyOnly
+)
+
+func (s eraSet) has(e era) bool { return s&(1<<e) != 0 }
+
+type nameSource int
+
+const (
+	noName nameSource = iota
+	paramName
+	paramURI
+)
+
+type cachePolicy struct {
+	ttl   time.Duration
+	scope string
+}
+
+var (
+	// Discovery does not depend on the caller.
+	publicDiscovery = &cachePolicy{ttl: 5 * time.Minute, scope: "public"}
+	// Lists and reads depend on the caller's authorization and on live
+	// Doris state: cache only within the authorization context, and
+	// re-fetch every time.
+	privateNoStore = &cachePolicy{ttl: 0, scope: "private"}
+)
+
+// methodTable is every method the server answers. Capabilities declared by
+// discovery and initialize are exactly the groups present here.
+func (s *Server) methodTable() map[string]*method {
+	return map[string]*method{
+		"server/discover":           {handler: (*Server).discover, eras: modernOnly, cache: publicDiscovery},
+		"initialize":                {handler: (*Server).initialize, eras: legacyOnly},
+		"notifications/initialized": {handler: noop, eras: legacyOnly},
+		"notifications/cancelled":   {handler: noop, eras: bothEras},
+		"ping":                      {handler: ping, eras: legacyOnly},
+		"tools/list":                {handler: (*Server).listTools, eras: bothEras, cache: privateNoStore},
+		"tools/call":                {handler: (*Server).callTool, eras: bothEras, name: paramName},
+		"resources/list":            {handler: (*Server).listResources, eras: bothEras, cache: privateNoStore},
+		"resources/templates/list":  {handler: (*Server).listResourceTemplates, eras: bothEras, cache: privateNoStore},
+		"resources/read":            {handler: (*Server).readResource, eras: bothEras, name: paramURI, cache: privateNoStore},
+		"prompts/list":              {handler: (*Server).listPrompts, eras: bothEras, cache: privateNoStore},
+		"prompts/get":               {handler: (*Server).getPrompt, eras: bothEras, name: paramName},
+		"completion/complete":       {handler: (*Server).complete, eras: bothEras},
+	}
+}
+
+func noop(*Server, *call) (any, *Error) { return nil, nil }
+
+type emptyResult struct {
+	resultFields
+}
+
+func ping(*Server, *call) (any, *Error) { return &emptyResult{}, nil }
+
+// capabilities is ServerCapabilities: exactly what the method table serves.
+// List-changed notifications and resource subscriptions are not offered:
+// the lists change only with authorization or a Doris upgrade, and a
+// client re-lists when the cache hint (ttl 0) says so.
+type capabilities struct {
+	Tools       listChanged `json:"tools"`
+	Resources   resourceCap `json:"resources"`
+	Prompts     listChanged `json:"prompts"`
+	Completions struct{}    `json:"completions"`
+}
+
+type listChanged struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type resourceCap struct {
+	Subscribe   bool `json:"subscribe"`
+	ListChanged bool `json:"listChanged"`
+}
+
+type discoverResult struct {
+	SupportedVersions []string     `json:"supportedVersions"`
+	Capabilities      capabilities `json:"capabilities"`
+	Instructions      string       `json:"instructions,omitempty"`
+	resultFields
+}
+
+func (s *Server) discover(c *call) (any, *Error) {
+	if _, err := s.params(c, nil); err != nil {
+		return nil, err
+	}
+	return &discoverResult{
+		SupportedVersions: []string{Version},
+		Instructions:      s.opts.Instructions,
+	}, nil
+}
+
+// legacyCapabilities are what initialize declares: the modern set plus the
+// handshake-era logging and resource subscriptions.
+type legacyCapabilities struct {
+	Tools       listChanged `json:"tools"`
+	Resources   resourceCap `json:"resources"`
+	Prompts     listChanged `json:"prompts"`
+	Completions struct{}    `json:"completions"`
+	Logging     struct{}    `json:"logging"`
+}
+
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    legacyCapabilities `json:"capabilities"`
+	ServerInfo      implementation     `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+	Meta            json.RawMessage    `json:"_meta,omitempty"`
+}
+
+// initialize answers the handshake of a legacy client: the client's version
+// when it is one we serve, else our newest legacy version (the client then
+// decides whether to continue).
+func (s *Server) initialize(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"protocolVersion", "capabilities", "clientInfo"})
+	if err != nil {
+		return nil, err
+	}
+	var requested string
+	if raw, ok := p["protocolVersion"]; !ok || json.Unmarshal(raw, &requested) != nil {
+		return nil, errorf(CodeInvalidParams, "initialize needs a string protocolVersion")
+	}
+	version := legacyVersions[0]
+	if slices.Contains(legacyVersions, requested) {
+		version = requested
+	}
+	c.version = version
+	return &initializeResult{
+		ProtocolVersion: version,
+		Capabilities:    legacyCapabilities{Resources: resourceCap{Subscribe: true}},
+		ServerInfo:      s.info,
+		Instructions:    s.opts.Instructions,
+	}, nil
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func (s *Server) setLevel(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"level"})
+	if err != nil {
+		return nil, err
+	}
+	level, err := stringParam(p, "level", true)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(logLevels, level) {
+		return nil, errorf(CodeInvalidParams, "params.level must be one of %s", strings.Join(logLevels, ", "))
+	}
+	return &emptyResult{}, nil
+}
+
+func (s *Server) subscribe(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"uri"})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := stringParam(p, "uri", true); err != nil {
+		return nil, err
+	}
+	return &emptyResult{}, nil
+}
+
+// params decodes the params object, rejecting case variants of known (and
+// of _meta). Unknown members are ignored for forward compatibility.
+func (s *Server) params(c *call, known []string) (map[string]json.RawMessage, *Error) {
+	p := map[string]json.RawMessage{}
+	if c.req.Params == nil {
+		return p, nil
+	}
+	if err := json.Unmarshal(c.req.Params, &p); err != nil {
+		return nil, errorf(CodeInvalidParams, "params must be an object")
+	}
+	if k := caseVariantKey(p, append(known, "_meta")); k != "" {
+		return nil, errorf(CodeInvalidParams, "case-variant member %q in params", k)
+	}
+	return p, nil
+}
+
+// stringParam reads a required (or optional) string member.
+func stringParam(p map[string]json.RawMessage, key string, required bool) (string, *Error) {
+	raw, ok := p[key]
+	if !ok {
+		if required {
+			return "", errorf(CodeInvalidParams, "params.%s is required", key)
+		}
+		return "", nil
+	}
+	var v string
+	if firstNonSpace(raw) != '"' || json.Unmarshal(raw, &v) != nil {
+		return "", errorf(CodeInvalidParams, "params.%s must be a string", key)
+	}
+	return v, nil
+}
+
+type listToolsResult struct {
+	Tools      []json.RawMessage `json:"tools"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+	resultFields
+}
+
+func (s *Server) listTools(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"cursor"})
+	if err != nil {
+		return nil, err
+	}
+	cursor, err := stringParam(p, "cursor", false)
+	if err != nil {
+		return nil, err
+	}
+	tools, lerr := s.backend.Tools(c.ctx, c.id)
+	if lerr != nil {
+		return nil, listFailure(lerr)
+	}
+	lo, hi, next, err := s.paginate(c, "tools", len(tools), func(i int) string { return tools[i].Name }, cursor)
+	if err != nil {
+		return nil, err
+	}
+	r := &listToolsResult{Tools: make([]json.RawMessage, 0, hi-lo), NextCursor: next}
+	for _, t := range tools[lo:hi] {
+		r.Tools = append(r.Tools, t.JSON)
+	}
+	return r, nil
+}
+
+type callToolResult struct {
+	Content           []textContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+	resultFields
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func (s *Server) callTool(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"name", "arguments", "inputResponses", "requestState"})
+	if err != nil {
+		return nil, err
+	}
+	name, err := stringParam(p, "name", true)
+	if err != nil {
+		return nil, err
+	}
+	args, ok := p["arguments"]
+	if ok && firstNonSpace(args) != '{' {
+		return nil, errorf(CodeInvalidParams, "params.arguments must be an object")
+	}
+	if !ok {
+		args = json.RawMessage("{}")
+	}
+	var progress catalog.Progress
+	if c.meta.ProgressToken != nil && c.notify != nil {
+		progress = progressSender(c)
+	}
+	res, cerr := s.backend.CallTool(c.ctx, c.id, name, args, progress)
+	switch {
+	case errors.Is(cerr, catalog.ErrToolNotFound):
+		return nil, &Error{Code: CodeInvalidParams, Message: "unknown tool", Data: map[string]any{"toolErrorCode": "TOOL_NOT_FOUND", "name": truncate(name, 128)}}
+	case c.ctx.Err() != nil:
+		return nil, errorf(CodeInternalError, "request cancelled")
+	case cerr != nil:
+		s.log.Error("tool call failed", "tool", truncate(name, 128), "err", cerr)
+		return nil, errorf(CodeInternalError, "internal error")
+	}
+	return &callToolResult{
+		Content:           []textContent{{Type: "text", Text: string(res.Structured)}},
+		StructuredContent: res.Structured,
+		IsError:           res.IsError,
+	}, nil
+}
+
+// progressSender returns a Progress that emits notifications/progress for
+// the call, dropping any value that does not increase.
+func progressSender(c *call) catalog.Progress {
+	last := -1.0
+	return func(progress, total float64, message string) {
+		if progress <= last || c.ctx.Err() != nil {
+			return
+		}
+		last = progress
+		params := map[string]any{"progressToken": c.meta.ProgressToken, "progress": progress}
+		if total > 0 {
+			params["total"] = total
+		}
+		if message != "" {
+			params["message"] = message
+		}
+		c.notify("notifications/progress", params)
+	}
+}
+
+type listResourcesResult struct {
+	Resources  []catalog.Resource `json:"resources"`
+	NextCursor string             `json:"nextCursor,omitempty"`
+	resultFields
+}
+
+func (s *Server) listResources(c *call) (any, *Error) {
+	cursor, err := s.cursorParam(c)
+	if err != nil {
+		return nil, err
+	}
+	list, lerr := s.backend.Resources(c.ctx, c.id)
+	if lerr != nil {
+		return nil, listFailure(lerr)
+	}
+	lo, hi, next, err := s.paginate(c, "resources", len(list), func(i int) string { return list[i].URI }, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return &listResourcesResult{Resources: list[lo:hi:hi], NextCursor: next}, nil
+}
+
+type listTemplatesResult struct {
+	ResourceTemplates []catalog.ResourceTemplate `json:"resourceTemplates"`
+	NextCursor        string                     `json:"nextCursor,omitempty"`
+	resultFields
+}
+
+func (s *Server) listResourceTemplates(c *call) (any, *Error) {
+	cursor, err := s.cursorParam(c)
+	if err != nil {
+		return nil, err
+	}
+	list, lerr := s.backend.ResourceTemplates(c.ctx, c.id)
+	if lerr != nil {
+		return nil, listFailure(lerr)
+	}
+	lo, hi, next, err := s.paginate(c, "resource-templates", len(list), func(i int) string { return list[i].URITemplate }, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return &listTemplatesResult{ResourceTemplates: list[lo:hi:hi], NextCursor: next}, nil
+}
+
+type readResourceResult struct {
+	Contents []catalog.ResourceContents `json:"contents"`
+	resultFields
+}
+
+func (s *Server) readResource(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"uri"})
+	if err != nil {
+		return nil, err
+	}
+	uri, err := stringParam(p, "uri", true)
+	if err != nil {
+		return nil, err
+	}
+	rc, rerr := s.backend.ReadResource(c.ctx, c.id, uri)
+	var lerr *catalog.ListError
+	switch {
+	case errors.Is(rerr, catalog.ErrResourceNotFound):
+		return nil, &Error{Code: CodeInvalidParams, Message: "resource not found", Data: map[string]any{"uri": truncate(uri, 1024)}}
+	case errors.As(rerr, &lerr):
+		return nil, listFailure(rerr)
+	case rerr != nil:
+		s.log.Error("resource read failed", "err", rerr)
+		return nil, errorf(CodeInternalError, "internal error")
+	}
+	return &readResourceResult{Contents: []catalog.ResourceContents{*rc}}, nil
+}
+
+type listPromptsResult struct {
+	Prompts    []catalog.Prompt `json:"prompts"`
+	NextCursor string           `json:"nextCursor,omitempty"`
+	resultFields
+}
+
+func (s *Server) listPrompts(c *call) (any, *Error) {
+	cursor, err := s.cursorParam(c)
+	if err != nil {
+		return nil, err
+	}
+	list, lerr := s.backend.Prompts(c.ctx, c.id)
+	if lerr != nil {
+		return nil, listFailure(lerr)
+	}
+	lo, hi, next, err := s.paginate(c, "prompts", len(list), func(i int) string { return list[i].Name }, cursor)
+	if err != nil {
+		return nil, err
+	}
+	return &listPromptsResult{Prompts: list[lo:hi:hi], NextCursor: next}, nil
+}
+
+type getPromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []promptMessage `json:"messages"`
+	resultFields
+}
+
+type promptMessage struct {
+	Role    string      `json:"role"`
+	Content textContent `json:"content"`
+}
+
+func (s *Server) getPrompt(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"name", "arguments"})
+	if err != nil {
+		return nil, err
+	}
+	name, err := stringParam(p, "name", true)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]string{}
+	if raw, ok := p["arguments"]; ok {
+		if firstNonSpace(raw) != '{' || json.Unmarshal(raw, &args) != nil {
+			return nil, errorf(CodeInvalidParams, "params.arguments must be an object of strings")
+		}
+	}
+	pr, perr := s.backend.GetPrompt(c.ctx, c.id, name, args)
+	var aerr *catalog.ArgumentError
+	switch {
+	case errors.Is(perr, catalog.ErrPromptNotFound):
+		return nil, &Error{Code: CodeInvalidParams, Message: "unknown prompt", Data: map[string]any{"name": truncate(name, 128)}}
+	case errors.As(perr, &aerr):
+		return nil, errorf(CodeInvalidParams, "%s", aerr.Msg)
+	case perr != nil:
+		s.log.Error("prompt failed", "err", perr)
+		return nil, errorf(CodeInternalError, "internal error")
+	}
+	r := &getPromptResult{Description: pr.Description}
+	for _, m := range pr.Messages {
+		r.Messages = append(r.Messages, promptMessage{Role: m.Role, Content: textContent{Type: "text", Text: m.Text}})
+	}
+	return r, nil
+}
+
+type completeResult struct {
+	Completion completionValues `json:"completion"`
+	resultFields
+}
+
+type completionValues struct {
+	Values  []string `json:"values"`
+	Total   int      `json:"total,omitempty"`
+	HasMore bool     `json:"hasMore"`
+}
+
+func (s *Server) complete(c *call) (any, *Error) {
+	p, err := s.params(c, []string{"ref", "argument", "context"})
+	if err != nil {
+		return nil, err
+	}
+	var ref struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	var arg struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	var ctxArgs struct {
+		Arguments map[string]string `json:"arguments"`
+	}
+	if err := decodeExact(p["ref"], &ref, "type", "name", "uri"); err != nil {
+		return nil, errorf(CodeInvalidParams, "params.ref: %s", err.Message)
+	}
+	if err := decodeExact(p["argument"], &arg, "name", "value"); err != nil {
+		return nil, errorf(CodeInvalidParams, "params.argument: %s", err.Message)
+	}
+	if raw, ok := p["context"]; ok {
+		if err := decodeExact(raw, &ctxArgs, "arguments"); err != nil {
+			return nil, errorf(CodeInvalidParams, "params.context: %s", err.Message)
+		}
+	}
+	comp, cerr := s.backend.Complete(c.ctx, c.id, catalog.CompletionRef{Type: ref.Type, Name: ref.Name, URI: ref.URI}, arg.Name, arg.Value, ctxArgs.Arguments)
+	var aerr *catalog.ArgumentError
+	switch {
+	case errors.Is(cerr, catalog.ErrCompletionRef):
+		return nil, errorf(CodeInvalidParams, "params.ref names nothing that can be completed")
+	case errors.As(cerr, &aerr):
+		return nil, errorf(CodeInvalidParams, "%s", aerr.Msg)
+	case cerr != nil:
+		s.log.Warn("completion failed", "err", cerr)
+		return nil, errorf(CodeInternalError, "completion is unavailable")
+	}
+	values := comp.Values
+	if values == nil {
+		values = []string{}
+	}
+	return &completeResult{Completion: completionValues{Values: values, Total: comp.Total, HasMore: comp.HasMore}}, nil
+}
+
+// decodeExact decodes an object whose members must be spelled exactly as
+// one of keys (no case variants; unknown members ignored) into v.
+func decodeExact(raw json.RawMessage, v any, keys ...string) *Error {
+	if raw == nil || firstNonSpace(raw) != '{' {
+		return errorf(CodeInvalidParams, "must be an object")
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return errorf(CodeInvalidParams, "must be an object")
+	}
+	if k := caseVariantKey(m, keys); k != "" {
+		return errorf(CodeInvalidParams, "case-variant member %q", k)
+	}
+	// Only exact keys remain that match struct fields, so the lenient
+	// struct decoder cannot pick up a variant.
+	exact := map[string]json.RawMessage{}
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			exact[k] = v
+		}
+	}
+	b, _ := json.Marshal(exact)
+	if json.Unmarshal(b, v) != nil {
+		return errorf(CodeInvalidParams, "has members of the wrong type")
+	}
+	return nil
+}
+
+func (s *Server) cursorParam(c *call) (string, *Error) {
+	p, err := s.params(c, []string{"cursor"})
+	if err != nil {
+		return "", err
+	}
+	return stringParam(p, "cursor", false)
+}
+
+// listFailure maps a backend list failure to a JSON-RPC error. A failing
+// list is never an empty success.
+func listFailure(err error) *Error {
+	category := "internal_error"
+	var le *catalog.ListError
+	if errors.As(err, &le) {
+		category = le.Category
+	}
+	return &Error{Code: CodeInternalError, Message: "the list could not be produced", Data: map[string]any{"listErrorCategory": category}}
+}

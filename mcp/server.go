@@ -1,0 +1,330 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/catalog"
+	"github.com/doris-mcp/doris-mcp-server/handle"
+)
+
+// Protocol versions.
+const (
+	// Version is the modern, stateless revision this server speaks.
+	Version = "2026-07-28"
+)
+
+// legacyVersions are the handshake-era revisions served through initialize
+// (stdio, and /mcp/legacy over HTTP), newest first.
+var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// Backend is what the protocol serves: tools, resources, prompts and
+// completions for one request identity. *catalog.Surface implements it.
+type Backend interface {
+	Tools(ctx context.Context, id auth.Identity) ([]catalog.Tool, error)
+	CallTool(ctx context.Context, id auth.Identity, name string, args json.RawMessage, p catalog.Progress) (*catalog.ToolResult, error)
+	Resources(ctx context.Context, id auth.Identity) ([]catalog.Resource, error)
+	ResourceTemplates(ctx context.Context, id auth.Identity) ([]catalog.ResourceTemplate, error)
+	ReadResource(ctx context.Context, id auth.Identity, uri string) (*catalog.ResourceContents, error)
+	Prompts(ctx context.Context, id auth.Identity) ([]catalog.Prompt, error)
+	GetPrompt(ctx context.Context, id auth.Identity, name string, args map[string]string) (*catalog.PromptResult, error)
+	Complete(ctx context.Context, id auth.Identity, ref catalog.CompletionRef, arg, value string, context map[string]string) (*catalog.Completion, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	// Name and Version identify the server in serverInfo.
+	Name, Version string
+	// Instructions is optional guidance returned by discovery.
+	Instructions string
+	// PageSize is the number of entries per list page (1..1000).
+	PageSize int
+	// Handles signs list cursors. Required.
+	Handles *handle.Signer
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the transport-independent MCP server: a flat method table over
+// a Backend. It keeps no per-client state; every request carries what it
+// needs. It is safe for concurrent use.
+type Server struct {
+	backend Backend
+	opts    Options
+	log     *slog.Logger
+	methods map[string]*method
+	info    implementation
+}
+
+// NewServer returns a Server serving b.
+func NewServer(b Backend, opts Options) (*Server, error) {
+	if opts.Handles == nil {
+		return nil, errors.New("mcp: Options.Handles is required")
+	}
+	if opts.PageSize < 1 || opts.PageSize > 1000 {
+		return nil, errors.New("mcp: PageSize must be 1..1000")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{backend: b, opts: opts, log: log, info: implementation{Name: opts.Name, Version: opts.Version}}
+	s.methods = s.methodTable()
+	return s, nil
+}
+
+// era is the protocol generation of one request.
+type era int
+
+const (
+	modern era = iota // 2026-07-28: stateless, _meta on every request
+	legacy            // 2025-xx: after initialize
+)
+
+// call is one request being served.
+type call struct {
+	ctx     context.Context
+	req     *Request
+	era     era
+	version string // the protocol version the request speaks
+	meta    requestMeta
+	id      auth.Identity
+	// notify sends a request-scoped notification (progress); nil when the
+	// transport cannot deliver one for this request.
+	notify func(method string, params any)
+}
+
+// requestMeta is the part of params._meta the server reads.
+type requestMeta struct {
+	ProtocolVersion    string
+	ClientCapabilities map[string]json.RawMessage
+	ProgressToken      json.RawMessage
+	// present records which required members were present.
+	hasMeta, hasVersion, hasCaps bool
+}
+
+var metaKeys = []string{
+	"io.modelcontextprotocol/protocolVersion",
+	"io.modelcontextprotocol/clientCapabilities",
+	"io.modelcontextprotocol/clientInfo",
+	"io.modelcontextprotocol/logLevel",
+	"progressToken",
+}
+
+// readMeta extracts params._meta. It fails only on malformed members.
+func readMeta(params json.RawMessage) (requestMeta, *Error) {
+	var m requestMeta
+	if params == nil {
+		return m, nil
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return m, errorf(CodeInvalidParams, "params must be an object")
+	}
+	if k := caseVariantKey(p, []string{"_meta"}); k != "" {
+		return m, errorf(CodeInvalidParams, "case-variant member %q in params", k)
+	}
+	raw, ok := p["_meta"]
+	if !ok {
+		return m, nil
+	}
+	m.hasMeta = true
+	var meta map[string]json.RawMessage
+	if firstNonSpace(raw) != '{' || json.Unmarshal(raw, &meta) != nil {
+		return m, errorf(CodeInvalidParams, "_meta must be an object")
+	}
+	if k := caseVariantKey(meta, metaKeys); k != "" {
+		return m, errorf(CodeInvalidParams, "case-variant member %q in _meta", k)
+	}
+	if v, ok := meta["io.modelcontextprotocol/protocolVersion"]; ok {
+		if json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
+			return m, errorf(CodeInvalidParams, "_meta protocolVersion must be a non-empty string")
+		}
+		m.hasVersion = true
+	}
+	if v, ok := meta["io.modelcontextprotocol/clientCapabilities"]; ok {
+		if firstNonSpace(v) != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
+			return m, errorf(CodeInvalidParams, "_meta clientCapabilities must be an object")
+		}
+		m.hasCaps = true
+	}
+	if v, ok := meta["progressToken"]; ok {
+		switch c := firstNonSpace(v); {
+		case c == '"' || c == '-' || (c >= '0' && c <= '9'):
+			m.ProgressToken = v
+		default:
+			return m, errorf(CodeInvalidParams, "progressToken must be a string or an integer")
+		}
+	}
+	return m, nil
+}
+
+// serve runs one decoded request. It returns the result to send, or an
+// error to send; for notifications both are nil.
+func (s *Server) serve(c *call) (any, *Error) {
+	start := s.opts.Now()
+	result, err := s.dispatch(c)
+	s.logCall(c, start, err)
+	return result, err
+}
+
+func (s *Server) dispatch(c *call) (any, *Error) {
+	m, ok := s.methods[c.req.Method]
+	if !ok || !m.eras.has(c.era) {
+		if c.req.Notification {
+			return nil, nil // unknown notifications are ignored
+		}
+		return nil, methodNotFound(c.req.Method)
+	}
+	if c.era == modern && !c.req.Notification {
+		if err := checkModernMeta(c.meta); err != nil {
+			return nil, err
+		}
+		if c.meta.ProtocolVersion != Version {
+			return nil, unsupportedVersion(c.meta.ProtocolVersion)
+		}
+	}
+	if missing := missingCapabilities(c.meta.ClientCapabilities, m.requires); missing != nil && c.era == modern {
+		return nil, &Error{Code: CodeMissingClientCapability, Message: "the request needs client capabilities it did not declare",
+			Data: map[string]any{"requiredCapabilities": missing}}
+	}
+	result, err := m.handler(s, c)
+	if err != nil || c.req.Notification {
+		return nil, err
+	}
+	if f, ok := result.(interface{ fields() *resultFields }); ok {
+		s.finish(c, m, f.fields())
+	}
+	return result, nil
+}
+
+func checkModernMeta(m requestMeta) *Error {
+	switch {
+	case !m.hasMeta:
+		return errorf(CodeInvalidParams, "params._meta is required in MCP %s", Version)
+	case !m.hasVersion:
+		return errorf(CodeInvalidParams, "_meta io.modelcontextprotocol/protocolVersion is required")
+	case !m.hasCaps:
+		return errorf(CodeInvalidParams, "_meta io.modelcontextprotocol/clientCapabilities is required")
+	}
+	return nil
+}
+
+func unsupportedVersion(requested string) *Error {
+	return &Error{Code: CodeUnsupportedVersion, Message: "unsupported protocol version",
+		Data: map[string]any{"supported": []string{Version}, "requested": requested}}
+}
+
+func methodNotFound(method string) *Error {
+	e := &Error{Code: CodeMethodNotFound, Message: "method not found"}
+	switch method {
+	case "initialize":
+		e.Message = "initialize is not part of MCP " + Version + "; handshake-era clients use the legacy endpoint"
+		e.Data = map[string]any{"supportedVersions": []string{Version}}
+	}
+	return e
+}
+
+// missingCapabilities returns the required client capabilities the client
+// did not declare, as a ClientCapabilities object, or nil.
+func missingCapabilities(declared map[string]json.RawMessage, required []string) map[string]any {
+	var missing map[string]any
+	for _, r := range required {
+		if _, ok := declared[r]; !ok {
+			if missing == nil {
+				missing = map[string]any{}
+			}
+			missing[r] = map[string]any{}
+		}
+	}
+	return missing
+}
+
+// resultFields are the members every result of an era carries. Result types
+// embed it; the server fills it after the handler runs.
+type resultFields struct {
+	ResultType string      `json:"resultType,omitempty"`
+	TTLMs      *int64      `json:"ttlMs,omitempty"`
+	CacheScope string      `json:"cacheScope,omitempty"`
+	Meta       *resultMeta `json:"_meta,omitempty"`
+}
+
+func (f *resultFields) fields() *resultFields { return f }
+
+type resultMeta struct {
+	ServerInfo *implementation `json:"io.modelcontextprotocol/serverInfo,omitempty"`
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// finish adds the era's mandatory result members: resultType, serverInfo
+// and, for cacheable results, the cache hints.
+func (s *Server) finish(c *call, m *method, f *resultFields) {
+	if c.era != modern {
+		return
+	}
+	f.ResultType = "complete"
+	f.Meta = &resultMeta{ServerInfo: &s.info}
+	if m.cache != nil {
+		ttl := m.cache.ttl.Milliseconds()
+		f.TTLMs = &ttl
+		f.CacheScope = m.cache.scope
+	}
+}
+
+func (s *Server) logCall(c *call, start time.Time, err *Error) {
+	attrs := []slog.Attr{
+		slog.String("method", c.req.Method),
+		slog.Float64("duration_ms", float64(s.opts.Now().Sub(start).Microseconds())/1000),
+	}
+	if !c.req.ID.IsZero() {
+		attrs = append(attrs, slog.String("request_id", c.req.ID.String()))
+	}
+	if name := callTarget(c.req); name != "" {
+		attrs = append(attrs, slog.String("target", name))
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		attrs = append(attrs, slog.Int("error_code", err.Code))
+		level = slog.LevelWarn
+	}
+	s.log.LogAttrs(c.ctx, level, "mcp request", attrs...)
+}
+
+// callTarget returns params.name (tools/call, prompts/get) for the log; the
+// URI of resources/read is logged too. Arguments never are.
+func callTarget(r *Request) string {
+	if r.Params == nil {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil {
+		return ""
+	}
+	if p.Name != "" {
+		return truncate(p.Name, 128)
+	}
+	return truncate(p.URI, 256)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

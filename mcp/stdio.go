@@ -1,0 +1,263 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+)
+
+// maxInFlight bounds concurrent requests on one stdio connection.
+const maxInFlight = 64
+
+// stdioDrain is how long requests in flight at EOF may take to answer.
+const stdioDrain = 30 * time.Second
+
+// ServeStdio serves newline-delimited JSON-RPC messages from r, writing
+// responses and request-scoped notifications to w, one per line. It returns
+// nil when r reaches EOF (the client closed stdin) or ctx is done. On EOF,
+// requests already running get up to stdioDrain to finish and answer; when
+// ctx is done they are cancelled at once and nothing more is written for
+// them.
+//
+// Modern requests (with _meta) are served statelessly. A legacy client's
+// initialize selects the handshake era for this connection's requests that
+// carry no _meta: the dual-era migration path.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	conn := &stdioConn{s: s, w: w, inflight: map[string]context.CancelFunc{}}
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer func() {
+		cancelAll()
+		conn.wg.Wait()
+	}()
+	drain := func() {
+		done := make(chan struct{})
+		go func() { conn.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(stdioDrain):
+		case <-ctx.Done():
+		}
+	}
+
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := readLine(br, MaxMessageBytes)
+			if errors.Is(err, errLineTooLong) {
+				select {
+				case lines <- nil: // reported as an oversized message
+					continue
+				case <-ctx.Done():
+					return
+				}
+			}
+			if len(line) > 0 {
+				select {
+				case lines <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readErr:
+			drain()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		case line := <-lines:
+			if line == nil {
+				conn.write(encodeError(ID{}, errorf(CodeInvalidRequest, "message exceeds %d bytes", MaxMessageBytes)))
+				continue
+			}
+			conn.handle(ctx, line)
+		}
+	}
+}
+
+var errLineTooLong = errors.New("mcp: line too long")
+
+// readLine returns the next line without its terminator. A line longer than
+// limit is consumed and reported as errLineTooLong.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > limit+2 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			if err == nil {
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
+		return bytes.TrimRight(buf, "\r\n"), err
+	}
+}
+
+type stdioConn struct {
+	s  *Server
+	wg sync.WaitGroup
+
+	mu       sync.Mutex // protects w, inflight, legacy
+	w        io.Writer
+	inflight map[string]context.CancelFunc // request id -> cancel
+	legacy   string                        // version chosen by initialize, "" if none
+	broken   bool                          // a write failed; write nothing more
+}
+
+func (c *stdioConn) write(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeLocked(b)
+}
+
+func (c *stdioConn) writeLocked(b []byte) {
+	if c.broken {
+		return
+	}
+	if _, err := c.w.Write(append(b, '\n')); err != nil {
+		c.broken = true
+	}
+}
+
+func (c *stdioConn) handle(ctx context.Context, line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	req, derr := DecodeRequest(line)
+	if derr != nil {
+		id := ID{}
+		if req != nil {
+			id = req.ID
+		}
+		c.write(encodeError(id, derr))
+		return
+	}
+	if req.Method == "notifications/cancelled" {
+		c.cancel(req.Params)
+		return
+	}
+	meta, merr := readMeta(req.Params)
+	cl := &call{req: req, meta: meta, id: auth.Anonymous()}
+	c.mu.Lock()
+	switch {
+	case meta.hasVersion || meta.hasMeta && c.legacy == "":
+		cl.era = modern
+	case c.legacy != "":
+		cl.era, cl.version = legacy, c.legacy
+	case req.Method == "initialize":
+		cl.era = legacy
+	default:
+		cl.era = modern // answered with "_meta is required"
+	}
+	c.mu.Unlock()
+	if merr != nil {
+		if !req.Notification {
+			c.write(encodeError(req.ID, merr))
+		}
+		return
+	}
+	if req.Notification {
+		cl.ctx = ctx
+		c.s.serve(cl)
+		return
+	}
+	key := string(req.ID.raw)
+	c.mu.Lock()
+	if _, dup := c.inflight[key]; dup || len(c.inflight) >= maxInFlight {
+		c.mu.Unlock()
+		msg := "a request with this id is already in flight"
+		if !dup {
+			msg = "too many requests in flight"
+		}
+		c.write(encodeError(req.ID, errorf(CodeInvalidRequest, "%s", msg)))
+		return
+	}
+	reqCtx, cancel := context.WithCancel(ctx)
+	c.inflight[key] = cancel
+	c.mu.Unlock()
+	cl.ctx = auth.WithIdentity(reqCtx, cl.id)
+	cl.notify = func(method string, params any) {
+		b, err := encodeNotification(method, params)
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if reqCtx.Err() == nil {
+			c.writeLocked(b)
+		}
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		result, rerr := c.s.serve(cl)
+		var b []byte
+		if rerr != nil {
+			b = encodeError(req.ID, rerr)
+		} else if enc, err := encodeResult(req.ID, result); err == nil {
+			b = enc
+		} else {
+			b = encodeError(req.ID, errorf(CodeInternalError, "internal error"))
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.inflight, key)
+		cancelled := reqCtx.Err() != nil
+		cancel()
+		if cancelled {
+			return // cancelled: send nothing more for this request
+		}
+		if cl.era == legacy && req.Method == "initialize" && rerr == nil {
+			c.legacy = cl.version
+		}
+		c.writeLocked(b)
+	}()
+}
+
+// cancel handles notifications/cancelled: the named request stops and gets
+// no response. Unknown or finished ids are ignored.
+func (c *stdioConn) cancel(params json.RawMessage) {
+	var p map[string]json.RawMessage
+	if params == nil || json.Unmarshal(params, &p) != nil {
+		return
+	}
+	raw, ok := p["requestId"]
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	cancel, ok := c.inflight[string(bytes.TrimSpace(raw))]
+	c.mu.Unlock()
+	if ok {
+		cancel()
+	}
+}

@@ -1,0 +1,240 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// JSON-RPC and MCP error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	// CodeHeaderMismatch: an MCP HTTP header is missing, malformed or
+	// disagrees with the body (2026-07-28).
+	CodeHeaderMismatch = -32020
+	// CodeMissingClientCapability: the request needs a client capability
+	// its _meta does not declare.
+	CodeMissingClientCapability = -32021
+	// CodeUnsupportedVersion: the request's protocol version is not served.
+	CodeUnsupportedVersion = -32022
+)
+
+// Limits on what the decoder accepts.
+const (
+	// MaxMessageBytes bounds one JSON-RPC message (HTTP body or stdio line).
+	MaxMessageBytes = 4 << 20
+	// MaxDepth bounds object/array nesting in a message.
+	MaxDepth = 64
+)
+
+// Error is a JSON-RPC error. Errors compare by code (errors.Is).
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("mcp: %s (%d)", e.Message, e.Code) }
+
+// Is reports whether target is an *Error with the same code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+func errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ID is a JSON-RPC request id kept exactly as sent: a string stays a string
+// and a number keeps its spelling. The zero ID is absent (a notification, or
+// an error about a message whose id could not be read).
+type ID struct {
+	raw json.RawMessage
+}
+
+// IsZero reports whether the id is absent.
+func (id ID) IsZero() bool { return len(id.raw) == 0 }
+
+// String returns the id's JSON text, for logs.
+func (id ID) String() string { return string(id.raw) }
+
+// MarshalJSON writes the id as received; an absent id marshals as null.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.IsZero() {
+		return []byte("null"), nil
+	}
+	return id.raw, nil
+}
+
+// StringID returns an ID holding the JSON string s.
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: b}
+}
+
+// Request is a decoded JSON-RPC request or notification.
+type Request struct {
+	ID     ID
+	Method string
+	// Params is the raw params object, or nil when absent.
+	Params json.RawMessage
+	// Notification is true when the message had no id.
+	Notification bool
+}
+
+// envelopeKeys are the only members a client message may have.
+var envelopeKeys = []string{"jsonrpc", "id", "method", "params"}
+
+// DecodeRequest strictly decodes one client message. It rejects what any
+// lenient decoder might read differently: duplicate or case-variant keys,
+// unknown envelope members, invalid UTF-8, excessive nesting, a wrong
+// jsonrpc value, ids that are not strings or numbers, and responses (a
+// client never answers this server). The returned ID is set whenever the
+// message had a readable id, so errors can echo it.
+func DecodeRequest(b []byte) (*Request, *Error) {
+	if len(b) > MaxMessageBytes {
+		return nil, errorf(CodeInvalidRequest, "message exceeds %d bytes", MaxMessageBytes)
+	}
+	if err := strictCheck(b, MaxDepth); err != nil {
+		var se *syntaxError
+		if errors.As(err, &se) && (se.Depth || se.Duplicate) {
+			return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + se.Error()}
+		}
+		return nil, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+	}
+	if len(b) == 0 || firstNonSpace(b) != '{' {
+		return nil, errorf(CodeInvalidRequest, "a message must be one JSON object (batches are not supported)")
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, errorf(CodeParseError, "parse error")
+	}
+	req := &Request{}
+	if raw, ok := env["id"]; ok {
+		switch firstNonSpace(raw) {
+		case '"':
+			req.ID = ID{raw: bytes.TrimSpace(raw)}
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			req.ID = ID{raw: bytes.TrimSpace(raw)}
+		default:
+			return nil, errorf(CodeInvalidRequest, "id must be a string or a number")
+		}
+	} else {
+		req.Notification = true
+	}
+	if bad := unknownKey(env, envelopeKeys); bad != "" {
+		if bad == "result" || bad == "error" {
+			return req, errorf(CodeInvalidRequest, "this server sends no requests, so it accepts no responses")
+		}
+		return req, errorf(CodeInvalidRequest, "unknown or case-variant member %q in the message", bad)
+	}
+	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return req, errorf(CodeInvalidRequest, `jsonrpc must be "2.0"`)
+	}
+	m, ok := env["method"]
+	if !ok || firstNonSpace(m) != '"' {
+		return req, errorf(CodeInvalidRequest, "method must be a string")
+	}
+	if err := json.Unmarshal(m, &req.Method); err != nil || req.Method == "" {
+		return req, errorf(CodeInvalidRequest, "method must be a non-empty string")
+	}
+	if p, ok := env["params"]; ok {
+		p = bytes.TrimSpace(p)
+		if firstNonSpace(p) != '{' {
+			return req, errorf(CodeInvalidParams, "params must be an object")
+		}
+		req.Params = p
+	}
+	return req, nil
+}
+
+// unknownKey returns a member of m that is not exactly one of allowed, or "".
+func unknownKey(m map[string]json.RawMessage, allowed []string) string {
+	for k := range m {
+		known := false
+		for _, a := range allowed {
+			if k == a {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return k
+		}
+	}
+	return ""
+}
+
+// caseVariantKey returns a member of m that differs only in case from one of
+// known (and is not itself known), or "". Unknown members are otherwise
+// tolerated in params, for forward compatibility; a case variant is never
+// innocent.
+func caseVariantKey(m map[string]json.RawMessage, known []string) string {
+	for k := range m {
+		for _, want := range known {
+			if k != want && strings.EqualFold(k, want) {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// response is a JSON-RPC response as written on the wire.
+type response struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      *ID    `json:"id,omitempty"`
+	Result  any    `json:"result,omitempty"`
+	Error   *Error `json:"error,omitempty"`
+}
+
+// notification is a server-to-client JSON-RPC notification.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// encodeResult renders a success response.
+func encodeResult(id ID, result any) ([]byte, error) {
+	return json.Marshal(response{JSONRPC: "2.0", ID: &id, Result: result})
+}
+
+// encodeError renders an error response. An absent id is omitted, as the
+// schema allows for errors about unreadable messages.
+func encodeError(id ID, e *Error) []byte {
+	r := response{JSONRPC: "2.0", Error: e}
+	if !id.IsZero() {
+		r.ID = &id
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		// Data failed to marshal; drop it rather than fail the reply.
+		r.Error = &Error{Code: e.Code, Message: e.Message}
+		b, _ = json.Marshal(r)
+	}
+	return b
+}
+
+func encodeNotification(method string, params any) ([]byte, error) {
+	return json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
+}
