@@ -1,0 +1,545 @@
+package guard
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxLen is the longest SQL text Check accepts, in bytes.
+const MaxLen = 1 << 20
+
+// Kind of an accepted statement.
+type Kind int
+
+// Statement kinds. The zero Kind is not a valid kind.
+const (
+	Select   Kind = iota + 1 // SELECT, WITH … SELECT, ( … ), set operations
+	Show                     // SHOW …
+	Describe                 // DESC / DESCRIBE of a table or table function
+	Explain                  // EXPLAIN, DESC or DESCRIBE of a query
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Select:
+		return "Select"
+	case Show:
+		return "Show"
+	case Describe:
+		return "Describe"
+	case Explain:
+		return "Explain"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Statement describes an accepted statement.
+type Statement struct {
+	Kind Kind
+	// Keyword is the first keyword in upper case: SELECT, WITH, SHOW, DESC,
+	// DESCRIBE, EXPLAIN, or "(" for a parenthesised query.
+	Keyword string
+	// Params lists the named placeholders %(name)s in order of appearance;
+	// a name appears once per use.
+	Params []string
+}
+
+// Check reports whether sql is exactly one read-only statement that Doris
+// reads the same way under every lexer it may use. It is the one entry point
+// for every SQL path of the server. A refusal is an *Error.
+func Check(sql string) (*Statement, error) {
+	st, err := check(sql)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func check(sql string) (*Statement, *Error) {
+	if len(sql) > MaxLen {
+		return nil, newError(MaxLen, ReasonTooLong, "SQL text is longer than 1 MiB")
+	}
+	c := checker{sc: scanner{src: sql}}
+	return c.run()
+}
+
+// family selects the rule set applied to the body of a statement.
+type family int
+
+const (
+	queryFamily family = iota // SELECT and EXPLAIN targets: strict
+	showFamily                // SHOW and DESCRIBE: write verbs are words there
+)
+
+// cteState follows the WITH list of a top-level query:
+// WITH [RECURSIVE] name [(cols)] AS ( … ) [, …] main.
+type cteState int
+
+const (
+	cteOff cteState = iota
+	cteName
+	cteAfterName
+	cteCols
+	cteAS
+	cteOpen
+	cteBody
+	cteAfterBody
+	cteDone
+)
+
+// checker walks the code tokens of one input once, with a look-ahead of up
+// to three tokens. Refusals found while filling the look-ahead are queued as
+// tokErr tokens so that they are reported in input order. Each word is
+// classified once, when it enters the look-ahead.
+type checker struct {
+	sc      scanner
+	q       [4]item
+	head, n int
+	stopped bool
+
+	prev      Token // previous code token; Kind tokEOF at the start
+	prevKw    kw
+	stmtStart bool // a (sub)statement may start at the current token
+	semi      bool // the statement's ';' has been seen
+	depth     int  // parenthesis depth
+	cte       cteState
+	cteDepth  int // depth at which the current CTE item started
+	params    []string
+}
+
+type item struct {
+	t   Token
+	err *Error
+	k   kw
+}
+
+const ringMask = 3 // len(checker.q) - 1
+
+// at returns the k-th item ahead (0 is the current one), filling the ring.
+func (c *checker) at(k int) *item {
+	for c.n <= k {
+		it := &c.q[(c.head+c.n)&ringMask]
+		it.t, it.err = c.pull()
+		it.k = 0
+		if it.t.Kind == TokWord {
+			it.k = classify(it.t.Text)
+		}
+		c.n++
+	}
+	return &c.q[(c.head+k)&ringMask]
+}
+
+func (c *checker) peek(k int) Token     { return c.at(k).t }
+func (c *checker) peekKw(k int) kw      { return c.at(k).k }
+func (c *checker) peekErr(k int) *Error { return c.at(k).err }
+
+func (c *checker) advance() {
+	c.at(0)
+	c.head = (c.head + 1) & ringMask
+	c.n--
+}
+
+// setPrev records t, the current token, as the previous one.
+func (c *checker) setPrev(t Token) {
+	c.prev, c.prevKw = t, c.peekKw(0)
+}
+
+// pull returns the next code token, judging the comments it skips.
+func (c *checker) pull() (Token, *Error) {
+	if c.stopped {
+		return Token{Kind: tokEOF, Pos: len(c.sc.src)}, nil
+	}
+	for {
+		t, err := c.sc.next()
+		if err == nil && t.Kind == TokHint {
+			err = newError(t.Pos, ReasonClientHint, "optimizer hints (/*+ … */) may not be supplied by clients")
+		}
+		if err == nil && t.Kind == TokComment {
+			err = checkComment(t)
+			if err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			c.stopped = true
+			return Token{Kind: tokErr, Pos: err.Pos}, err
+		}
+		return t, nil
+	}
+}
+
+func (c *checker) run() (*Statement, *Error) {
+	first := c.peek(0)
+	switch {
+	case first.Kind == tokErr:
+		return nil, c.peekErr(0)
+	case first.Kind == tokEOF:
+		return nil, newError(0, ReasonEmptyStatement, "no SQL statement (only whitespace or comments)")
+	case first.is(";"):
+		for c.advance(); ; c.advance() {
+			t := c.peek(0)
+			switch {
+			case t.Kind == tokErr:
+				return nil, c.peekErr(0)
+			case t.Kind == tokEOF:
+				return nil, newError(first.Pos, ReasonEmptyStatement, "no SQL statement (only semicolons)")
+			case !t.is(";"):
+				return nil, newError(first.Pos, ReasonMultipleStatements, "only one statement is allowed")
+			}
+		}
+	}
+	if err := c.checkToken(first); err != nil {
+		return nil, err
+	}
+
+	st := &Statement{}
+	fam := queryFamily
+	c.stmtStart = true
+	id := c.peekKw(0).id()
+	switch {
+	case first.is("("):
+		st.Kind, st.Keyword = Select, "("
+	case id == idSelect:
+		st.Kind, st.Keyword = Select, "SELECT"
+	case id == idWith:
+		st.Kind, st.Keyword = Select, "WITH"
+	case id == idShow:
+		st.Kind, st.Keyword = Show, "SHOW"
+		fam = showFamily
+		c.stmtStart = false
+		c.setPrev(first)
+		c.advance()
+		if t := c.peek(0); t.Kind == tokEOF || t.is(";") {
+			return nil, newError(first.Pos, ReasonNotAllowed, "SHOW needs something to show")
+		}
+	case id == idExplain || id == idDesc || id == idDescribe:
+		var err *Error
+		fam, err = c.explain(st, first, id)
+		if err != nil {
+			return nil, err
+		}
+	case first.Kind == TokWord && c.peekKw(0)&kwWrite != 0:
+		return nil, newError(first.Pos, ReasonWriteStatement, "statement can change data or state; only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed")
+	default:
+		return nil, newError(first.Pos, ReasonNotAllowed, "only SELECT, WITH, SHOW, DESCRIBE and EXPLAIN statements are allowed")
+	}
+	if fam == queryFamily && c.peekKw(0).id() == idWith {
+		c.cte = cteName
+	}
+	if err := c.body(fam); err != nil {
+		return nil, err
+	}
+	st.Params = c.params
+	return st, nil
+}
+
+// explain consumes EXPLAIN, DESC or DESCRIBE and the explain options, and
+// leaves the current token at the target. It sets st and returns the rule
+// family for the rest of the statement.
+func (c *checker) explain(st *Statement, cmd Token, id wordID) (family, *Error) {
+	switch id {
+	case idExplain:
+		st.Keyword = "EXPLAIN"
+	case idDesc:
+		st.Keyword = "DESC"
+	default:
+		st.Keyword = "DESCRIBE"
+	}
+	c.setPrev(cmd)
+	c.advance()
+	consumed := 0
+	// explain: explainCommand planType? level=(VERBOSE|TREE|GRAPH|PLAN|DUMP)? PROCESS?
+	stage := 0
+	for {
+		t := c.peek(0)
+		if t.Kind != TokWord {
+			break
+		}
+		k := c.peekKw(0)
+		switch {
+		case stage == 0 && k&kwPlanType != 0:
+			stage = 1
+		case stage <= 1 && k&kwLevel != 0:
+			stage = 2
+		case stage <= 1 && k.id() == idDump:
+			return 0, newError(t.Pos, ReasonExplainTarget, "EXPLAIN DUMP writes a plan dump and is not allowed")
+		case stage <= 2 && k.id() == idProcess:
+			stage = 3
+		default:
+			stage = 4
+		}
+		if stage == 4 {
+			break
+		}
+		if err := c.checkToken(t); err != nil {
+			return 0, err
+		}
+		if err := c.checkAdjacent(t); err != nil {
+			return 0, err
+		}
+		consumed++
+		c.setPrev(t)
+		c.advance()
+	}
+	t := c.peek(0)
+	if t.Kind == tokErr {
+		return 0, c.peekErr(0)
+	}
+	if tid := c.peekKw(0).id(); t.is("(") || tid == idSelect || tid == idWith {
+		st.Kind = Explain
+		c.prev, c.prevKw = Token{Kind: tokEOF}, 0
+		c.stmtStart = true
+		return queryFamily, nil
+	}
+	if t.Kind == TokWord && c.writeAt(t, true) {
+		return 0, newError(t.Pos, ReasonWriteStatement, "EXPLAIN or DESCRIBE of a statement that changes data is not allowed")
+	}
+	if id == idExplain {
+		return 0, newError(t.Pos, ReasonExplainTarget, "EXPLAIN target must be a query (SELECT, WITH or a parenthesised query)")
+	}
+	if t.Kind == tokEOF || t.is(";") {
+		if consumed == 0 {
+			return 0, newError(cmd.Pos, ReasonExplainTarget, "DESCRIBE needs a table or a query")
+		}
+		// DESC memo: the option word was a table name.
+		st.Kind = Describe
+		return showFamily, nil
+	}
+	if consumed > 0 {
+		return 0, newError(t.Pos, ReasonExplainTarget, "EXPLAIN target must be a query (SELECT, WITH or a parenthesised query)")
+	}
+	st.Kind = Describe
+	c.stmtStart = false
+	return showFamily, nil
+}
+
+// writeAt reports whether the word t starts a statement that changes
+// something, given what follows it. stmtPos says whether a statement may
+// start at t.
+func (c *checker) writeAt(t Token, stmtPos bool) bool {
+	f := c.peekKw(0)
+	if f&kwWrite == 0 {
+		return false
+	}
+	n1 := c.peek(1)
+	if n1.is("(") {
+		return false // a function call: replace(…), insert(…), truncate(…)
+	}
+	if f&kwReserved != 0 {
+		return true
+	}
+	if f&kwStmtOnly == 0 && n1.Kind == TokWord && isWriteFollower(t.Text, n1.Text) {
+		return true
+	}
+	if !stmtPos {
+		return false
+	}
+	switch n1.Kind {
+	case TokWord:
+		return c.peekKw(1)&kwCont == 0
+	case TokQuoted, TokString, TokNumber, TokParam:
+		return true
+	}
+	return n1.is("@") || n1.is("@@")
+}
+
+// body applies the statement rules to every remaining code token.
+func (c *checker) body(fam family) *Error {
+	for {
+		t := c.peek(0)
+		switch t.Kind {
+		case tokErr:
+			return c.peekErr(0)
+		case tokEOF:
+			return c.finish(t)
+		}
+		if c.semi {
+			return newError(t.Pos, ReasonMultipleStatements, "only one statement is allowed")
+		}
+		if err := c.checkToken(t); err != nil {
+			return err
+		}
+		if err := c.checkAdjacent(t); err != nil {
+			return err
+		}
+		if err := c.rules(t, fam); err != nil {
+			return err
+		}
+		if c.cte != cteOff && c.cte != cteDone {
+			if err := c.stepCTE(t); err != nil {
+				return err
+			}
+		}
+		c.setPrev(t)
+		c.advance()
+	}
+}
+
+func (c *checker) finish(eof Token) *Error {
+	if c.cte != cteOff && c.cte != cteDone {
+		return newError(eof.Pos, ReasonMalformedWith, "WITH clause has no main query")
+	}
+	return nil
+}
+
+// rules applies the context rules to the code token t.
+func (c *checker) rules(t Token, fam family) *Error {
+	stmtPos := c.stmtStart
+	c.stmtStart = false
+	switch t.Kind {
+	case TokPunct:
+		switch t.Text {
+		case "(":
+			c.depth++
+			c.stmtStart = true
+		case ")":
+			c.depth--
+		case ";":
+			c.semi = true
+		case ":":
+			if n := c.peek(1); n.Kind == TokPunct && n.Text[0] == '=' {
+				return newError(t.Pos, ReasonAssignment, "assignment (:=) is not allowed")
+			}
+		}
+	case TokQuoted:
+		if len(t.Text) > 2 && classify(t.Text[1:len(t.Text)-1])&kwSideEffect != 0 && c.peek(1).is("(") {
+			return newError(t.Pos, ReasonSideEffectFunction, "function with side effects is not allowed")
+		}
+	case TokWord:
+		f := c.peekKw(0)
+		switch {
+		case f&kwSideEffect != 0:
+			if c.peek(1).is("(") {
+				return newError(t.Pos, ReasonSideEffectFunction, "function with side effects is not allowed")
+			}
+		case f.id() == idInto:
+			return newError(t.Pos, ReasonIntoOutfile, "SELECT … INTO (OUTFILE, DUMPFILE or variables) is not allowed")
+		case f.id() == idFor:
+			if n := c.peekKw(1).id(); n == idUpdate || n == idShare {
+				return newError(t.Pos, ReasonLockingRead, "locking reads (FOR UPDATE, FOR SHARE) are not allowed")
+			}
+		case f.id() == idLock:
+			if c.peekKw(1).id() == idIn {
+				return newError(t.Pos, ReasonLockingRead, "locking reads (LOCK IN SHARE MODE) are not allowed")
+			}
+		}
+		if f&kwWrite != 0 {
+			write := false
+			if fam == queryFamily {
+				write = c.writeAt(t, stmtPos)
+			} else if stmtPos {
+				write = c.writeAt(t, true)
+			}
+			if write {
+				return newError(t.Pos, ReasonWriteStatement, "statement can change data or state; only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed")
+			}
+		}
+		if f&kwSetOp != 0 {
+			c.stmtStart = true
+		} else if stmtPos && c.prevKw&kwSetOp != 0 && (f.id() == idAll || f.id() == idDistinct) {
+			c.stmtStart = true
+		}
+	}
+	return nil
+}
+
+// stepCTE follows WITH [RECURSIVE] name [(cols)] AS ( … ) [, …] at the top
+// level and checks that the main query is a SELECT or a parenthesised query.
+func (c *checker) stepCTE(t Token) *Error {
+	bad := func() *Error {
+		return newError(t.Pos, ReasonMalformedWith, "WITH clause is not name AS ( query ), … followed by a query")
+	}
+	switch c.cte {
+	case cteName:
+		switch {
+		case c.peekKw(0).id() == idWith && c.prev.Kind == tokEOF:
+			// the WITH keyword itself
+		case c.peekKw(0).id() == idRecursive && c.prevKw.id() == idWith:
+		case t.Kind == TokWord && c.peekKw(0)&kwReserved == 0, t.Kind == TokQuoted:
+			c.cte = cteAfterName
+		default:
+			return bad()
+		}
+	case cteAfterName:
+		switch {
+		case t.is("("):
+			c.cte, c.cteDepth = cteCols, c.depth-1
+		case c.peekKw(0).id() == idAs:
+			c.cte = cteOpen
+		default:
+			return bad()
+		}
+	case cteCols:
+		if t.is(")") && c.depth == c.cteDepth {
+			c.cte = cteAS
+		}
+	case cteAS:
+		if c.peekKw(0).id() != idAs {
+			return bad()
+		}
+		c.cte = cteOpen
+	case cteOpen:
+		if !t.is("(") {
+			return bad()
+		}
+		c.cte, c.cteDepth = cteBody, c.depth-1
+	case cteBody:
+		if t.is(")") && c.depth == c.cteDepth {
+			c.cte = cteAfterBody
+		}
+	case cteAfterBody:
+		switch {
+		case t.is(","):
+			c.cte = cteName
+		case t.is("(") || c.peekKw(0).id() == idSelect:
+			c.cte = cteDone
+		default:
+			return bad()
+		}
+	}
+	return nil
+}
+
+// isWriteFollower is writeFollower on words of any ASCII case.
+func isWriteFollower(verb, next string) bool {
+	var vb, nb [maxKeywordLen]byte
+	v, ok := upperInto(&vb, verb)
+	if !ok {
+		return false
+	}
+	n, ok := upperInto(&nb, next)
+	if !ok {
+		return false
+	}
+	return writeFollower(string(v), string(n))
+}
+
+// upperInto copies the ASCII word w into buf in upper case. It fails for
+// longer or non-ASCII words, which are never keywords.
+func upperInto(buf *[maxKeywordLen]byte, w string) ([]byte, bool) {
+	if len(w) > maxKeywordLen {
+		return nil, false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return nil, false
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return buf[:len(w)], true
+}
+
+// classify returns the keyword flags of an ASCII word of at most
+// maxKeywordLen bytes, compared without regard to ASCII case.
+func classify(w string) kw {
+	var buf [maxKeywordLen]byte
+	up, ok := upperInto(&buf, w)
+	if !ok {
+		return 0
+	}
+	return keyword(string(up))
+}
