@@ -1,0 +1,87 @@
+// Command dorissim runs the Doris simulator in front of a MySQL-protocol
+// upstream (MariaDB):
+//
+//	go run ./doris/dorissim -listen 127.0.0.1:9030 -fe-http 127.0.0.1:8030 \
+//	    -be-http 127.0.0.1:8040 -upstream 127.0.0.1:3306 \
+//	    -users root:rootpw,mcp_reader:readerpw -profile 3.0
+//
+// Every user in -users must exist upstream with the same password. For a
+// ready-made upstream with demo data use ./doris/dorissim/demo instead.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:9030", "MySQL-protocol (FE query port) address")
+	feHTTP := flag.String("fe-http", "127.0.0.1:8030", "FE HTTP address (empty: off)")
+	beHTTP := flag.String("be-http", "127.0.0.1:8040", "BE HTTP address (empty: off)")
+	upstream := flag.String("upstream", "127.0.0.1:3306", "upstream MariaDB/MySQL host:port")
+	users := flag.String("users", "", "comma-separated user:password list the simulator accepts (required)")
+	admins := flag.String("admins", "root", "comma-separated users with Doris ADMIN privilege")
+	profile := flag.String("profile", "3.0", "simulated Doris release: "+strings.Join(sim.Profiles(), ", "))
+	verbose := flag.Bool("v", false, "debug logging")
+	flag.Parse()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := run(log, *listen, *feHTTP, *beHTTP, *upstream, *users, *admins, *profile); err != nil {
+		log.Error("dorissim failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func parseUsers(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		u, p, ok := strings.Cut(item, ":")
+		if !ok || u == "" {
+			return nil, fmt.Errorf("bad -users entry %q (want user:password)", item)
+		}
+		m[u] = p
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("-users is required (user:password,...)")
+	}
+	return m, nil
+}
+
+func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, profile string) error {
+	um, err := parseUsers(users)
+	if err != nil {
+		return err
+	}
+	var adm []string
+	for _, a := range strings.Split(admins, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			adm = append(adm, a)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := sim.Start(ctx, sim.Options{Listen: listen, FEHTTP: feHTTP, BEHTTP: beHTTP, Upstream: upstream,
+		Users: um, Admins: adm, Profile: profile, Logger: log})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	return s.Close()
+}

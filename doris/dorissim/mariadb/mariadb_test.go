@@ -1,0 +1,94 @@
+package mariadb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := mariadb.StopShared(); err != nil {
+		println("stop shared mariadb:", err.Error())
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T, addr, user, pw string) *sql.DB {
+	t.Helper()
+	c := mysql.NewConfig()
+	c.Net, c.Addr, c.User, c.Passwd = "tcp", addr, user, pw
+	c.InterpolateParams = true
+	c.Timeout = 5 * time.Second
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestDemoSchemaAndGrants(t *testing.T) {
+	in := mariadb.SharedFor(t)
+	ctx := context.Background()
+	var n int
+	if err := in.Root().QueryRowContext(ctx, "SELECT COUNT(*) FROM demo.orders").Scan(&n); err != nil || n != mariadb.DemoOrders {
+		t.Fatalf("orders: %d %v", n, err)
+	}
+	var ref int64
+	if err := in.Root().QueryRowContext(ctx, "SELECT MAX(external_ref) FROM demo.orders").Scan(&ref); err != nil || ref <= 1<<53 {
+		t.Fatalf("external_ref: %d %v", ref, err)
+	}
+	if err := in.Root().QueryRowContext(ctx, "SELECT COUNT(*) FROM __internal_schema.audit_log").Scan(&n); err != nil || n != mariadb.DemoAuditRows {
+		t.Fatalf("audit_log: %d %v", n, err)
+	}
+	reader := open(t, in.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword)
+	if err := reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM demo.v_daily_sales").Scan(&n); err != nil || n == 0 {
+		t.Fatalf("reader view: %d %v", n, err)
+	}
+	var me *mysql.MySQLError
+	_, err := reader.ExecContext(ctx, "SELECT * FROM secret.salaries")
+	if !errors.As(err, &me) || me.Number != 1142 {
+		t.Fatalf("reader on secret: %v", err)
+	}
+	_, err = reader.ExecContext(ctx, "INSERT INTO demo.products (product_id, sku, product_name, category, unit_price) VALUES (999,'x','x','x',1)")
+	if !errors.As(err, &me) || me.Number != 1142 {
+		t.Fatalf("reader insert: %v", err)
+	}
+	writer := open(t, in.Addr(), mariadb.WriterUser, mariadb.WriterPassword)
+	if _, err := writer.ExecContext(ctx, "CREATE TABLE demo.w_probe (id INT)"); err != nil {
+		t.Fatalf("writer create: %v", err)
+	}
+	writer.ExecContext(ctx, "DROP TABLE demo.w_probe")
+	root := open(t, in.Addr(), "root", in.RootPassword())
+	if err := root.PingContext(ctx); err != nil {
+		t.Fatalf("root tcp: %v", err)
+	}
+	bad := open(t, in.Addr(), "root", "nope")
+	if err := bad.PingContext(ctx); !errors.As(err, &me) || me.Number != 1045 {
+		t.Fatalf("bad password: %v", err)
+	}
+}
+
+func TestStartStop(t *testing.T) {
+	mariadb.Require(t)
+	in, err := mariadb.Start(context.Background(), mariadb.Options{SkipDemo: true, RootPassword: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := in.Socket()
+	if err := in.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("datadir left behind: %v", err)
+	}
+}

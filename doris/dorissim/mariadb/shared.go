@@ -1,0 +1,82 @@
+package mariadb
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+)
+
+var shared struct {
+	mu   sync.Mutex
+	inst *Instance
+	err  error
+	done bool
+}
+
+// Shared starts one instance (default Options, demo loaded) per process on
+// first use and returns it on every later call. A failed start is remembered
+// and returned again. Call StopShared from TestMain after m.Run (an instance
+// that is never stopped dies with the process; its directory is removed by
+// the next Start).
+func Shared(ctx context.Context) (*Instance, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.done {
+		shared.inst, shared.err = Start(ctx, Options{})
+		shared.done = true
+	}
+	return shared.inst, shared.err
+}
+
+// StopShared stops the instance started by Shared, if any.
+func StopShared() error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.inst == nil {
+		return nil
+	}
+	err := shared.inst.Stop()
+	shared.inst = nil
+	shared.err = nil
+	shared.done = false
+	return err
+}
+
+// TB is the part of testing.TB that Require and SharedFor use (kept as an
+// interface so that this package does not import testing).
+type TB interface {
+	Helper()
+	Skipf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// UnderCI reports whether the environment says CI=true (or 1/yes).
+func UnderCI() bool {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv("CI")))
+	return v == "true" || v == "1" || v == "yes"
+}
+
+// Require skips the test loudly when the MariaDB binaries are missing, and
+// fails it instead when running under CI: a missing prerequisite in CI is a
+// failure, never a skip.
+func Require(t TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		if UnderCI() {
+			t.Fatalf("MariaDB is required under CI=true but unavailable: %v", err)
+		}
+		t.Skipf("SKIPPING: MariaDB integration test needs the MariaDB server: %v", err)
+	}
+}
+
+// SharedFor is Require followed by Shared; a start failure fails the test.
+func SharedFor(t TB) *Instance {
+	t.Helper()
+	Require(t)
+	in, err := Shared(context.Background())
+	if err != nil {
+		t.Fatalf("start shared MariaDB: %v", err)
+	}
+	return in
+}
