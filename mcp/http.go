@@ -321,6 +321,9 @@ func (s *Server) serveSSE(w http.ResponseWriter, c *call) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush() // the client sees the stream open before any event
+	}
 	var mu sync.Mutex // protects w and done
 	done := false
 	send := func(b []byte) {

@@ -71,6 +71,13 @@ func (s *Server) methodTable() map[string]*method {
 		"prompts/list":              {handler: (*Server).listPrompts, eras: bothEras, cache: privateNoStore},
 		"prompts/get":               {handler: (*Server).getPrompt, eras: bothEras, name: paramName},
 		"completion/complete":       {handler: (*Server).complete, eras: bothEras},
+		// Handshake-era clients may set a log level and subscribe to
+		// resources. The server accepts both and keeps nothing: it sends
+		// no log messages and no resource updates (there is no stream to
+		// carry them), which the 2025 revisions allow.
+		"logging/setLevel":      {handler: (*Server).setLevel, eras: legacyOnly},
+		"resources/subscribe":   {handler: (*Server).subscribe, eras: legacyOnly},
+		"resources/unsubscribe": {handler: (*Server).subscribe, eras: legacyOnly},
 	}
 }
 
