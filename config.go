@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
@@ -330,6 +331,11 @@ func (c *Config) Validate() error {
 	case "hierarchical", "flat":
 	default:
 		fail("MCP_TOOL_EXPOSURE_MODE", "%q is not hierarchical or flat", c.ExposureMode)
+	}
+	for field, names := range map[string][]string{"MCP_CHILD_TOOL_ALLOWLIST": c.ChildAllowlist, "MCP_CHILD_TOOL_DENYLIST": c.ChildDenylist} {
+		if err := catalog.CheckNames(names); err != nil {
+			fail(field, "%v", err)
+		}
 	}
 	if c.AdminDomain {
 		fail("MCP_ADMIN_DOMAIN_ENABLED", "the doris_admin domain is reserved and cannot be enabled")

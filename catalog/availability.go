@@ -34,9 +34,14 @@ var baseline = doris.Version{Major: 2}
 // guesses: every path that is not proven runnable is not callable, with
 // the most precise reason known.
 func evaluate(ch *compiledChild, bound bool, snap *doris.Snapshot) Availability {
+	if notBuilt[ch.Provider] {
+		// Nothing at run time can make these callable: say what is missing.
+		return Availability{Status: StatusUnavailable, ReasonCode: "PROVIDER_NOT_AVAILABLE",
+			Limitations: []string{providerHint(ch.Provider)}}
+	}
 	if !bound {
 		return Availability{Status: StatusUnavailable, ReasonCode: "HANDLER_NOT_BOUND",
-			Limitations: []string{"this build of doris-mcp-server does not implement this operation yet"}}
+			Limitations: []string{"not implemented by this build"}}
 	}
 	if snap.Unavailable != "" {
 		a := Availability{Status: StatusUnknown, ReasonCode: snap.Unavailable, EvidenceSources: []string{"SELECT @@version_comment"}}
@@ -239,14 +244,17 @@ func providerHint(p string) string {
 	case ProviderBEHTTP:
 		return "needs BE web servers (DORIS_BE_HOSTS)"
 	case ProviderADBC:
-		return "needs an Arrow Flight SQL client, which this build does not include"
+		return "no Arrow Flight SQL client in this build"
 	case ProviderOssie:
-		return "needs an Apache Ossie semantic model registry, which this build does not include"
+		return "no Apache Ossie model registry in this build"
 	case ProviderMetricFlow:
-		return "needs a MetricFlow sidecar, which this build does not include"
+		return "no MetricFlow sidecar in this build"
 	}
 	return fmt.Sprintf("needs the %s provider", p)
 }
+
+// notBuilt are providers this build has no client for.
+var notBuilt = map[string]bool{ProviderADBC: true, ProviderOssie: true, ProviderMetricFlow: true}
 
 // statusWord is the availability prefix's first word.
 func statusWord(a Availability) string {

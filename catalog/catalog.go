@@ -147,6 +147,13 @@ func New(cfg Config, rt Runtime) (*Surface, error) {
 	return s, nil
 }
 
+// CheckNames reports every name that is not a "domain.child" of the
+// contract, for configuration validation.
+func CheckNames(names []string) error {
+	_, err := operatorFilter(names, nil)
+	return err
+}
+
 // operatorFilter returns the predicate of the operator's allow and deny
 // lists, refusing names that are not in the contract.
 func operatorFilter(enabled, disabled []string) (func(domain, child string) bool, error) {

@@ -48,7 +48,7 @@ func (s *Surface) CallTool(ctx context.Context, id auth.Identity, name string, a
 		return nil, fmt.Errorf("catalog: validated domain arguments did not decode: %w", err)
 	}
 	if outer.ChildTool == "" {
-		return &ToolResult{Structured: s.discover(ctx, id, d)}, nil
+		return s.discover(ctx, id, d), nil
 	}
 	if outer.Arguments == nil {
 		outer.Arguments = json.RawMessage("{}")

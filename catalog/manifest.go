@@ -13,6 +13,10 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
+// manifestEnvelopeBytes is room for the discovery envelope around the
+// children (mode, domain, manifest_version, generated_at).
+const manifestEnvelopeBytes = 256
+
 // maxPrefixLen bounds the availability prefix of a manifest description,
 // so that prefix plus description stay within maxDescription.
 const maxPrefixLen = 96
@@ -121,6 +125,16 @@ func (s *Surface) buildManifest(ctx context.Context, id auth.Identity, d *compil
 			})
 		}
 		m.children, _ = json.Marshal(m.entries)
+		if len(m.children) > maxManifestBytes-manifestEnvelopeBytes {
+			// Over budget: drop the optional evidence details first (the
+			// status, reason and variant stay authoritative).
+			for i := range m.entries {
+				m.entries[i].Availability.EvidenceSources = nil
+				m.entries[i].Availability.DetectedVersions = nil
+			}
+			m.children, _ = json.Marshal(m.entries)
+			s.log.Warn("manifest trimmed to its budget", "domain", d.Name, "bytes", len(m.children))
+		}
 		m.version = manifestVersion(d, m.children, snap.Generation(d.probes))
 		return m
 	})
@@ -175,8 +189,15 @@ type discoveryEnvelope struct {
 	Children        json.RawMessage `json:"children"`
 }
 
-func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDomain) json.RawMessage {
+func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDomain) *ToolResult {
 	m := s.buildManifest(ctx, id, d)
+	if len(m.children) > maxManifestBytes-manifestEnvelopeBytes {
+		// Fail closed: a manifest over budget would flood the Host's
+		// context; the operator must narrow the domain (MCP_CHILD_TOOL_DENYLIST).
+		s.log.Error("manifest exceeds its budget", "domain", d.Name, "bytes", len(m.children))
+		return (&errorEnvelope{Mode: "error", Domain: d.Name, Error: envelopeError{Code: CodeResultInvalid,
+			Message: "this domain's manifest exceeds its size budget", Details: errorDetails{ReasonCode: "MANIFEST_BUDGET_EXCEEDED"}}}).result()
+	}
 	b, _ := json.Marshal(discoveryEnvelope{
 		Mode:            "manifest",
 		Domain:          d.Name,
@@ -184,5 +205,5 @@ func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDom
 		GeneratedAt:     s.now().UTC().Format(time.RFC3339Nano),
 		Children:        m.children,
 	})
-	return b
+	return &ToolResult{Structured: b}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -130,7 +131,7 @@ func DecodeRequest(b []byte) (*Request, *Error) {
 	} else {
 		req.Notification = true
 	}
-	if bad := unknownKey(env, envelopeKeys); bad != "" {
+	if bad, found := unknownKey(env, envelopeKeys); found {
 		if bad == "result" || bad == "error" {
 			return req, errorf(CodeInvalidRequest, "this server sends no requests, so it accepts no responses")
 		}
@@ -156,21 +157,15 @@ func DecodeRequest(b []byte) (*Request, *Error) {
 	return req, nil
 }
 
-// unknownKey returns a member of m that is not exactly one of allowed, or "".
-func unknownKey(m map[string]json.RawMessage, allowed []string) string {
+// unknownKey returns a member of m that is not exactly one of allowed
+// (the empty name included).
+func unknownKey(m map[string]json.RawMessage, allowed []string) (string, bool) {
 	for k := range m {
-		known := false
-		for _, a := range allowed {
-			if k == a {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return k
+		if !slices.Contains(allowed, k) {
+			return k, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // caseVariantKey returns a member of m that differs only in case from one of
