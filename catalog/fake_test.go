@@ -43,8 +43,8 @@ func newFakeRuntime() *fakeRuntime {
 		}
 	}
 	f.handlers = map[string]doris.Handler{
-		"doris_catalog.list_databases": ok(map[string]any{"items": []any{map[string]any{"name": "demo", "catalog": nil}}, "next_cursor": nil, "truncated": false}),
-		"doris_catalog.list_tables":    ok(map[string]any{"items": []any{map[string]any{"name": "orders", "type": "table"}}, "next_cursor": nil, "truncated": false}),
+		"doris_catalog.list_databases":           ok(map[string]any{"items": []any{map[string]any{"name": "demo", "catalog": nil}}, "next_cursor": nil, "truncated": false}),
+		"doris_catalog.list_tables":              ok(map[string]any{"items": []any{map[string]any{"name": "orders", "type": "table"}}, "next_cursor": nil, "truncated": false}),
 		"doris_cluster.get_runtime_capabilities": ok(map[string]any{"versions": map[string]any{"master_fe": "3.0.4"}, "mixed_versions": false, "stale": false}),
 		// A handler whose output breaks its own schema.
 		"doris_catalog.list_catalogs": ok(map[string]any{"wrong": true}),
@@ -83,7 +83,9 @@ func (f *fakeRuntime) Snapshot(ctx context.Context, id auth.Identity, probes []s
 	return &s
 }
 
-func (f *fakeRuntime) Handler(domain, child string) doris.Handler { return f.handlers[domain+"."+child] }
+func (f *fakeRuntime) Handler(domain, child string) doris.Handler {
+	return f.handlers[domain+"."+child]
+}
 
 func (f *fakeRuntime) Names(ctx context.Context, id auth.Identity, cat, db, prefix string, limit int) ([]string, error) {
 	switch {

@@ -285,4 +285,3 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
-
