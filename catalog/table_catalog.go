@@ -19,7 +19,8 @@ var catalogDomain = Domain{
 				"first when the user does not know where the data lives.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"include_external":{"type":"boolean","default":true,"description":"Also list external catalogs"},
-				"pattern":{"type":"string","minLength":1,"maxLength":256,"description":"Glob on catalog names (* and ?)"}}}`,
+				"pattern":{"type":"string","minLength":1,"maxLength":256,"description":"Glob on catalog names (* and ?)"},
+				"page":{"type":"string","minLength":1,"maxLength":2048,"description":"Opaque next_cursor of the previous page"}}}`,
 			Family: Collection,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
 				"name":{"type":"string"},
@@ -41,7 +42,8 @@ var catalogDomain = Domain{
 				"get_table_context.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"catalog":{"type":"string","minLength":1,"maxLength":256},
-				"pattern":{"type":"string","minLength":1,"maxLength":256,"description":"Glob on database names (* and ?)"}}}`,
+				"pattern":{"type":"string","minLength":1,"maxLength":256,"description":"Glob on database names (* and ?)"},
+				"page":{"type":"string","minLength":1,"maxLength":2048,"description":"Opaque next_cursor of the previous page"}}}`,
 			Family: Collection,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
 				"name":{"type":"string"},
