@@ -248,6 +248,14 @@ func TestStdioDualEra(t *testing.T) {
 	if _, modern := res["resultType"]; modern {
 		t.Error("a legacy result carries resultType")
 	}
+	// A ping sent without waiting for the initialize result already
+	// belongs to the legacy era.
+	s.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`)
+	s.send(t, `{"jsonrpc":"2.0","id":"early","method":"ping"}`)
+	s.recv(t, wiretest.Rev20250618, "initialize")
+	if m := s.recv(t, wiretest.Rev20250618, "ping"); m["id"] != "early" || m["result"] == nil {
+		t.Fatalf("ping right after initialize: %v", m)
+	}
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	m = s.recv(t, wiretest.Rev20250618, "tools/list")

@@ -216,9 +216,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.writeLocked(b)
 		}
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	run := func() {
 		result, rerr := c.s.serve(cl)
 		var b []byte
 		if rerr != nil {
@@ -240,6 +238,18 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.legacy = cl.version
 		}
 		c.writeLocked(b)
+	}
+	if cl.era == legacy && req.Method == "initialize" {
+		// The handshake is served before the next line is read, so a
+		// request the client sends right after it (a ping, say) already
+		// belongs to the negotiated era. It does no I/O.
+		run()
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		run()
 	}()
 }
 
