@@ -54,6 +54,7 @@ func TestHostSequence(t *testing.T) {
 			if transport == "http" {
 				srv := startHTTPServer(t, bin, env)
 				h = &hsHTTP{url: srv.base + "/mcp"}
+				defer hsHTTPLimits(t, srv.base, wire)
 			} else {
 				h = hsStartStdio(t, bin, env)
 			}
@@ -275,4 +276,68 @@ func (h *hsStdio) do(t *testing.T, method, name string, params map[string]any) [
 		t.Fatalf("stdout closed: %v", h.out.Err())
 	}
 	return append([]byte(nil), h.out.Bytes()...)
+}
+
+// hsHTTPLimits checks the HTTP bounds of the real binary: oversized headers
+// are refused (431) and a long query on a progress-token request streams
+// progress before its result.
+func hsHTTPLimits(t *testing.T, base string, wire *wiretest.Validator) {
+	r, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(string(hsBody(1, "tools/list", nil))))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Padding", strings.Repeat("p", 100<<10))
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a 100 KiB header: status %d, want 431", resp.StatusCode)
+	}
+
+	body := hsBody(2, "tools/call", map[string]any{"name": "doris_query", "arguments": map[string]any{
+		"child_tool": "execute_query",
+		"arguments": map[string]any{"timeout_ms": 60000,
+			"sql": "SELECT COUNT(*) AS n FROM demo.orders a, demo.order_items b WHERE a.order_id + b.order_id < 0"}}})
+	body = []byte(strings.Replace(string(body), `"_meta":{`, `"_meta":{"progressToken":"long-1",`, 1))
+	r, _ = http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Name", "doris_query")
+	start := time.Now()
+	resp, err = http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var progress int
+	var final map[string]any
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if err := wire.Check(wiretest.Rev20260728, "tools/call", []byte(data)); err != nil {
+			t.Error(err)
+		}
+		var m map[string]any
+		json.Unmarshal([]byte(data), &m)
+		if m["method"] == "notifications/progress" {
+			progress++
+		} else {
+			final = m
+		}
+	}
+	env := final["result"].(map[string]any)["structuredContent"].(map[string]any)
+	if env["mode"] != "result" {
+		t.Fatalf("long query: %v", env)
+	}
+	took := time.Since(start)
+	t.Logf("long query: %s, %d progress notifications", took.Round(time.Millisecond), progress)
+	if took > 1500*time.Millisecond && progress == 0 {
+		t.Errorf("a query of %s streamed no progress", took)
+	}
 }
