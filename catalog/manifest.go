@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -180,15 +181,8 @@ func prefix(a Availability, snap *doris.Snapshot) string {
 	return p
 }
 
-// discoveryEnvelope is the result of calling a domain with {}.
-type discoveryEnvelope struct {
-	Mode            string          `json:"mode"`
-	Domain          string          `json:"domain"`
-	ManifestVersion string          `json:"manifest_version"`
-	GeneratedAt     string          `json:"generated_at"`
-	Children        json.RawMessage `json:"children"`
-}
-
+// The result of calling a domain with {} is the discovery envelope
+// {"mode":"manifest","domain","manifest_version","generated_at","children"}.
 func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDomain) *ToolResult {
 	m := s.buildManifest(ctx, id, d)
 	if len(m.children) > maxManifestBytes-manifestEnvelopeBytes {
@@ -198,12 +192,17 @@ func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDom
 		return (&errorEnvelope{Mode: "error", Domain: d.Name, Error: envelopeError{Code: CodeResultInvalid,
 			Message: "this domain's manifest exceeds its size budget", Details: errorDetails{ReasonCode: "MANIFEST_BUDGET_EXCEEDED"}}}).result()
 	}
-	b, _ := json.Marshal(discoveryEnvelope{
-		Mode:            "manifest",
-		Domain:          d.Name,
-		ManifestVersion: m.version,
-		GeneratedAt:     s.now().UTC().Format(time.RFC3339Nano),
-		Children:        m.children,
-	})
+	// Written by hand: the children are already rendered, and re-encoding
+	// them through encoding/json would only compact them again.
+	b := make([]byte, 0, len(m.children)+160)
+	b = append(b, `{"mode":"manifest","domain":`...)
+	b = strconv.AppendQuote(b, d.Name)
+	b = append(b, `,"manifest_version":`...)
+	b = strconv.AppendQuote(b, m.version)
+	b = append(b, `,"generated_at":`...)
+	b = strconv.AppendQuote(b, s.now().UTC().Format(time.RFC3339Nano))
+	b = append(b, `,"children":`...)
+	b = append(b, m.children...)
+	b = append(b, '}')
 	return &ToolResult{Structured: b}
 }

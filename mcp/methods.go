@@ -259,6 +259,31 @@ func (s *Server) listTools(c *call) (any, *Error) {
 	return r, nil
 }
 
+func (r *listToolsResult) sizeHint() int {
+	n := len(r.NextCursor)
+	for _, t := range r.Tools {
+		n += len(t) + 1
+	}
+	return n
+}
+
+func (r *listToolsResult) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"tools":[`...)
+	for i, t := range r.Tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
+	}
+	b = append(b, ']')
+	if r.NextCursor != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = appendJSONString(b, r.NextCursor)
+	}
+	b, err := appendObjectMembers(b, r.resultFields)
+	return append(b, '}'), err
+}
+
 type callToolResult struct {
 	Content           []textContent   `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
@@ -306,6 +331,35 @@ func (s *Server) callTool(c *call) (any, *Error) {
 		StructuredContent: res.Structured,
 		IsError:           res.IsError,
 	}, nil
+}
+
+func (r *callToolResult) sizeHint() int {
+	// The text content escapes every quote of the envelope.
+	return len(r.StructuredContent) * 5 / 2
+}
+
+func (r *callToolResult) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, c.Type)
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, c.Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if r.StructuredContent != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, r.StructuredContent...)
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	b, err := appendObjectMembers(b, r.resultFields)
+	return append(b, '}'), err
 }
 
 // progressSender returns a Progress that emits notifications/progress for

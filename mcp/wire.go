@@ -210,8 +210,51 @@ type notification struct {
 }
 
 // encodeResult renders a success response.
+//
+// Results that carry large pre-rendered JSON (tool lists, tool results)
+// implement appender and are written without encoding/json re-compacting
+// what the catalog already rendered compactly.
 func encodeResult(id ID, result any) ([]byte, error) {
-	return json.Marshal(response{JSONRPC: "2.0", ID: &id, Result: result})
+	a, ok := result.(appender)
+	if !ok {
+		return json.Marshal(response{JSONRPC: "2.0", ID: &id, Result: result})
+	}
+	b := make([]byte, 0, 256+a.sizeHint())
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id.raw...)
+	b = append(b, `,"result":`...)
+	b, err := a.appendJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appender is a result that writes its own JSON. Implementations append
+// only JSON they produced themselves or that was rendered by this
+// program's own encoder.
+type appender interface {
+	appendJSON(dst []byte) ([]byte, error)
+	sizeHint() int // about how many bytes appendJSON adds
+}
+
+// appendObjectMembers appends the members of v (a struct marshalled to a
+// JSON object) after a comma, or nothing when it has none.
+func appendObjectMembers(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) <= 2 {
+		return dst, nil
+	}
+	dst = append(dst, ',')
+	return append(dst, b[1:len(b)-1]...), nil
+}
+
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
 }
 
 // encodeError renders an error response. An absent id is omitted, as the
