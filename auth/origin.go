@@ -3,7 +3,6 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 )
@@ -128,13 +127,4 @@ func isPort(s string) bool {
 		}
 	}
 	return true
-}
-
-// SplitHostPort is net.SplitHostPort that also accepts a bare host.
-func SplitHostPort(hostport string) (host, port string) {
-	h, p, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return hostport, ""
-	}
-	return h, p
 }

@@ -116,7 +116,7 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 		}
 		return fail(code, msg, retryable, det)
 	}
-	cr := childResult{Status: res.Status, Data: res.Data, Warnings: uniq(res.Warnings), Evidence: res.Evidence,
+	cr := childResult{Status: res.Status, Data: res.Data, Warnings: uniq(res.Warnings),
 		Metadata: map[string]any{"active_variant": avail.ActiveVariant}}
 	if cr.Status == "" {
 		cr.Status = "success"
@@ -124,15 +124,17 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 	if cr.Warnings == nil {
 		cr.Warnings = []string{}
 	}
-	if (ch.Family == Diagnostic) && cr.Evidence == nil {
-		cr.Evidence = []map[string]any{}
+	if res.Evidence != nil {
+		cr.Evidence = res.Evidence
+	} else if ch.Family == Diagnostic {
+		cr.Evidence = []map[string]any{} // required, even when empty
 	}
 	data, err := json.Marshal(cr)
 	if err != nil {
 		s.log.Error("child result did not encode", "request_id", reqID, "child", d.Name+"."+child, "err", err)
 		return fail(CodeResultInvalid, "the child produced a result that could not be encoded", false, errorDetails{})
 	}
-	if v := validate(ch.output, data); len(v) > 0 {
+	if v := validateOutput(ch.output, data); len(v) > 0 {
 		s.log.Error("child result violates its output schema", "request_id", reqID, "child", d.Name+"."+child, "violations", v)
 		return fail(CodeResultInvalid, "the child produced a result that does not match its output schema", false,
 			errorDetails{Violations: v})
@@ -202,12 +204,25 @@ func transientReason(reason string) bool {
 	return false
 }
 
-// validate checks a JSON document against a compiled schema and returns at
-// most maxViolations violations, sorted, with paths and keywords only.
+// validate checks caller-supplied arguments: first the instance limits,
+// which bound the work a hostile document can cause, then the schema.
 func validate(schema *jsonschema.Schema, doc []byte) []violation {
 	if err := instanceLimits(doc); err != nil {
 		return []violation{{InstancePath: "", Keyword: err.Error()}}
 	}
+	return schemaViolations(schema, doc)
+}
+
+// validateOutput checks a child's own result against its output schema.
+// The result was produced within the runtime's row and byte budgets, so
+// the argument limits do not apply to it.
+func validateOutput(schema *jsonschema.Schema, doc []byte) []violation {
+	return schemaViolations(schema, doc)
+}
+
+// schemaViolations returns at most maxViolations violations, sorted, with
+// paths and keywords only.
+func schemaViolations(schema *jsonschema.Schema, doc []byte) []violation {
 	res := schema.ValidateJSON(doc)
 	if res.IsValid() {
 		return nil

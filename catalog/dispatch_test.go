@@ -242,3 +242,33 @@ func TestManifestVersion(t *testing.T) {
 		t.Fatal("discovering another domain changed this domain's manifest_version")
 	}
 }
+
+// TestLargeAndEmptyResults: a result far beyond the argument limits (here
+// 3000 rows of 10 columns) is validated and returned, and a diagnostic
+// child with no evidence still satisfies its required evidence member.
+func TestLargeAndEmptyResults(t *testing.T) {
+	rt := newFakeRuntime()
+	rows := make([]any, 3000)
+	for i := range rows {
+		row := map[string]any{}
+		for c := 0; c < 10; c++ {
+			row[string(rune('a'+c))] = i * c
+		}
+		rows[i] = row
+	}
+	rt.handlers["doris_query.execute_query"] = func(ctx context.Context, c *doris.Call) (*doris.Result, error) {
+		return &doris.Result{Status: "success", Truncated: true, Data: map[string]any{"columns": []any{}, "rows": rows, "row_count": len(rows), "truncated": true}}, nil
+	}
+	rt.handlers["doris_query.diagnose_query_performance"] = func(ctx context.Context, c *doris.Call) (*doris.Result, error) {
+		return &doris.Result{Status: "success", Data: map[string]any{"rule_version": "query-diagnosis-v1", "findings": []any{}}}, nil
+	}
+	s := newSurface(t, catalog.Config{}, rt)
+	env, _ := call(t, s, anon, "doris_query", `{"child_tool":"execute_query","arguments":{"sql":"SELECT 1"}}`)
+	if env["mode"] != "result" || env["metadata"].(map[string]any)["truncated"] != true {
+		t.Fatalf("large result: %v", env["error"])
+	}
+	env, _ = call(t, s, anon, "doris_query", `{"child_tool":"diagnose_query_performance","arguments":{"sql":"SELECT 1"}}`)
+	if env["mode"] != "result" || env["data"].(map[string]any)["evidence"] == nil {
+		t.Fatalf("diagnostic without evidence: %v", env)
+	}
+}

@@ -41,11 +41,13 @@ type resultMetadata struct {
 // childResult is the data member of a result envelope: the child's own
 // result, validated against its output schema.
 type childResult struct {
-	Status   string           `json:"status"`
-	Data     any              `json:"data"`
-	Warnings []string         `json:"warnings"`
-	Metadata map[string]any   `json:"metadata"`
-	Evidence []map[string]any `json:"evidence,omitempty"`
+	Status   string         `json:"status"`
+	Data     any            `json:"data"`
+	Warnings []string       `json:"warnings"`
+	Metadata map[string]any `json:"metadata"`
+	// Evidence is omitted when nil; an empty slice (a Diagnostic child
+	// with no findings) is written as [].
+	Evidence any `json:"evidence,omitempty"`
 }
 
 // errorEnvelope is a deterministic domain error: what failed, whether a

@@ -3,7 +3,6 @@ package doris
 import (
 	"context"
 	"database/sql"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -12,7 +11,10 @@ import (
 // capabilities caches capability evidence per route. The base evidence
 // (version, nodes, mode) has a TTL and a stale grace; probes run lazily,
 // the first time a domain that needs them is discovered in a generation.
-// Concurrent requests for the same evidence share one run.
+// Concurrent requests for the same evidence share one run, which does not
+// depend on any one caller: a caller that gives up stops waiting, the run
+// goes on (bounded by CAPABILITY_PROBE_TIMEOUT_SECONDS) and serves the
+// next caller.
 type capabilities struct {
 	r *Runtime
 
@@ -21,25 +23,49 @@ type capabilities struct {
 }
 
 type capEntry struct {
-	mu sync.Mutex // protects the fields below and serialises refreshes
+	mu sync.Mutex // protects the fields below and those of gen
 
-	base      *Snapshot         // nil until the first success
-	probes    map[string]string // probe id -> outcome, for base's generation
-	failure   *Snapshot         // the last failed attempt, served until retryAt
-	retryAt   time.Time
-	probeRuns map[string]*flight // in-flight probes
+	gen     *generation // the current generation; nil until the first success
+	failure *Snapshot   // the last failed refresh, served until retryAt
+	retryAt time.Time
+	refresh *flight // the base refresh under way, if any
 }
 
-// flight is one in-flight run that later callers wait for.
+// generation is one successful base snapshot and the probe outcomes
+// taken under it.
+type generation struct {
+	snap   *Snapshot
+	probes map[string]probeOutcome
+	runs   map[string]*flight // probes under way
+}
+
+// probeOutcome is one probe's result. A transient one (Doris unreachable
+// for a moment, a probe that timed out) is retried after until; the
+// others hold for the whole generation.
+type probeOutcome struct {
+	value string
+	until time.Time
+}
+
+func (o probeOutcome) valid(now time.Time) bool { return o.until.IsZero() || now.Before(o.until) }
+
+// flight is one run that later callers wait for.
 type flight struct {
-	done    chan struct{}
-	outcome string
+	done chan struct{}
+	// Set before done is closed, for base refreshes.
+	gen  *generation
+	snap *Snapshot
 }
 
 // failedRetry is how long an unreachable Doris is not asked again: long
 // enough to keep a burst of discoveries from each waiting out a connect
-// timeout, short enough to notice recovery promptly.
+// timeout, short enough to notice recovery promptly. A probe that failed
+// because Doris could not be reached is retried after the same time.
 const failedRetry = 2 * time.Second
+
+// timeoutRetry is how long a probe that timed out is not run again, so
+// that a statement Doris never answers does not hold up every discovery.
+const timeoutRetry = 30 * time.Second
 
 func newCapabilities(r *Runtime) *capabilities {
 	return &capabilities{r: r, entries: map[string]*capEntry{}}
@@ -50,7 +76,7 @@ func (c *capabilities) entry(key string) *capEntry {
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok {
-		e = &capEntry{probes: map[string]string{}, probeRuns: map[string]*flight{}}
+		e = &capEntry{}
 		c.entries[key] = e
 	}
 	return e
@@ -62,57 +88,98 @@ func (c *capabilities) invalidate(key string) {
 	c.mu.Unlock()
 }
 
-// snapshot returns a coherent snapshot for rt with at least probes run.
+// snapshot returns a coherent snapshot for rt with at least probes run
+// (or marked ProbeUnknown when the caller gave up first, or when the
+// evidence is stale and Doris is not answering).
 func (c *capabilities) snapshot(ctx context.Context, rt *route, probes []string) *Snapshot {
 	e := c.entry(rt.key)
-	base := c.base(ctx, rt, e)
-	if base.Unavailable != "" {
-		return base
+	g, snap := c.base(ctx, rt, e)
+	if g == nil {
+		return snap
 	}
-	c.runProbes(ctx, rt, e, base, probes)
+	if !snap.Stale {
+		c.runProbes(ctx, rt, e, g, probes)
+	}
+	s := *snap
+	s.Probes = make(map[string]string, len(probes))
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := *base
-	s.Probes = maps.Clone(e.probes)
-	if e.base != base {
-		// The base refreshed while probes ran; these outcomes belong to the
-		// older generation, which this snapshot still describes.
-		for _, p := range probes {
-			if _, ok := s.Probes[p]; !ok {
-				s.Probes[p] = ProbeUnknown
-			}
+	for id, o := range g.probes {
+		s.Probes[id] = o.value
+	}
+	e.mu.Unlock()
+	for _, p := range probes {
+		if _, ok := s.Probes[p]; !ok {
+			s.Probes[p] = ProbeUnknown
 		}
 	}
 	return &s
 }
 
-// base returns the current base evidence, refreshing it when its TTL has
-// passed. The entry's mutex makes concurrent refreshes share one run.
-func (c *capabilities) base(ctx context.Context, rt *route, e *capEntry) *Snapshot {
+// base returns the current generation and the snapshot to serve: the
+// generation's own when fresh, a stale copy within the grace, or the
+// failure (with a nil generation). An expired generation is refreshed by
+// one run that every concurrent caller waits for.
+func (c *capabilities) base(ctx context.Context, rt *route, e *capEntry) (*generation, *Snapshot) {
+	now := c.r.now()
+	e.mu.Lock()
+	if e.gen != nil && now.Sub(e.gen.snap.TakenAt) < c.r.cfg.CapabilityTTL {
+		g := e.gen
+		e.mu.Unlock()
+		return g, g.snap
+	}
+	if e.failure != nil && now.Before(e.retryAt) {
+		g, s := c.fallbackLocked(e, now)
+		e.mu.Unlock()
+		return g, s
+	}
+	f := e.refresh
+	if f == nil {
+		f = &flight{done: make(chan struct{})}
+		e.refresh = f
+		go c.refreshBase(context.WithoutCancel(ctx), rt, e, f)
+	}
+	e.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.gen, f.snap
+	case <-ctx.Done():
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.gen != nil && c.r.now().Sub(e.gen.snap.TakenAt) < c.r.cfg.CapabilityTTL+c.r.cfg.StaleGrace {
+			return e.gen, staleOf(e.gen.snap)
+		}
+		return nil, &Snapshot{Route: rt.key, Unavailable: ReasonSnapshotUnavailable,
+			Detail: "the request ended before Doris answered the capability checks"}
+	}
+}
+
+// refreshBase takes the base evidence afresh and publishes the outcome.
+func (c *capabilities) refreshBase(ctx context.Context, rt *route, e *capEntry, f *flight) {
+	fresh := c.r.takeBase(ctx, rt)
 	now := c.r.now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.base != nil && now.Sub(e.base.TakenAt) < c.r.cfg.CapabilityTTL {
-		return e.base
-	}
-	if e.failure != nil && now.Before(e.retryAt) {
-		if e.base != nil && now.Sub(e.base.TakenAt) < c.r.cfg.CapabilityTTL+c.r.cfg.StaleGrace {
-			return staleOf(e.base)
-		}
-		return e.failure
-	}
-	fresh := c.r.takeBase(ctx, rt)
+	defer close(f.done)
+	e.refresh = nil
 	if fresh.Unavailable == "" {
 		// Probe outcomes are evidence too: they are taken again, lazily,
 		// with every refresh of the base.
-		e.base, e.failure, e.probes = fresh, nil, map[string]string{}
-		return fresh
+		g := &generation{snap: fresh, probes: map[string]probeOutcome{}, runs: map[string]*flight{}}
+		e.gen, e.failure = g, nil
+		f.gen, f.snap = g, fresh
+		return
 	}
 	e.failure, e.retryAt = fresh, now.Add(failedRetry)
-	if e.base != nil && now.Sub(e.base.TakenAt) < c.r.cfg.CapabilityTTL+c.r.cfg.StaleGrace {
-		return staleOf(e.base)
+	f.gen, f.snap = c.fallbackLocked(e, now)
+}
+
+// fallbackLocked is what a failed refresh serves: the last generation
+// marked stale while within the stale grace, else the failure.
+func (c *capabilities) fallbackLocked(e *capEntry, now time.Time) (*generation, *Snapshot) {
+	if e.gen != nil && now.Sub(e.gen.snap.TakenAt) < c.r.cfg.CapabilityTTL+c.r.cfg.StaleGrace {
+		return e.gen, staleOf(e.gen.snap)
 	}
-	return fresh
+	return nil, e.failure
 }
 
 func staleOf(s *Snapshot) *Snapshot {
@@ -121,31 +188,35 @@ func staleOf(s *Snapshot) *Snapshot {
 	return &c
 }
 
-// runProbes runs the probes base does not have outcomes for yet. Each
-// probe runs once per generation however many callers ask.
-func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, base *Snapshot, probes []string) {
+// runProbes runs the probes g does not have valid outcomes for yet. Each
+// probe runs once per generation however many callers ask; transient
+// outcomes are retried once they expire.
+func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g *generation, probes []string) {
 	var wait []*flight
+	now := c.r.now()
 	e.mu.Lock()
 	for _, p := range probes {
-		if _, done := e.probes[p]; done {
+		if o, done := g.probes[p]; done && o.valid(now) {
 			continue
 		}
-		if f, running := e.probeRuns[p]; running {
+		if f, running := g.runs[p]; running {
 			wait = append(wait, f)
 			continue
 		}
 		f := &flight{done: make(chan struct{})}
-		e.probeRuns[p] = f
+		g.runs[p] = f
 		wait = append(wait, f)
 		go func(id string) {
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.r.cfg.ProbeTimeout)
 			defer cancel()
-			f.outcome = c.r.probe(pctx, rt, id)
-			e.mu.Lock()
-			if e.base == base {
-				e.probes[id] = f.outcome
+			value, retry := c.r.probe(pctx, rt, id)
+			o := probeOutcome{value: value}
+			if retry > 0 {
+				o.until = c.r.now().Add(retry)
 			}
-			delete(e.probeRuns, id)
+			e.mu.Lock()
+			g.probes[id] = o
+			delete(g.runs, id)
 			e.mu.Unlock()
 			close(f.done)
 		}(p)
@@ -167,7 +238,7 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ProbeTimeout)
 	defer cancel()
 	s := &Snapshot{Route: rt.key, TakenAt: r.now(), Mode: "integrated", Providers: r.providers()}
-	rows, err := r.text(ctx, rt, "SELECT @@version_comment", 1, "DORIS")
+	rows, err := r.internalText(ctx, rt, "SELECT @@version_comment", 1, "DORIS")
 	if err != nil {
 		s.Unavailable, s.Detail = unavailableReason(err)
 		return s
@@ -184,7 +255,7 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 	if b.Cloud {
 		s.Mode = "cloud"
 	}
-	if fe, err := r.text(ctx, rt, "SHOW FRONTENDS", 256, "DORIS"); err == nil {
+	if fe, err := r.internalText(ctx, rt, "SHOW FRONTENDS", 256, "DORIS"); err == nil {
 		s.FEVisible = true
 		s.Frontends = nodes(fe, "fe")
 		for _, n := range s.Frontends {
@@ -195,7 +266,7 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 			}
 		}
 	}
-	if be, err := r.text(ctx, rt, "SHOW BACKENDS", 1024, "DORIS"); err == nil {
+	if be, err := r.internalText(ctx, rt, "SHOW BACKENDS", 1024, "DORIS"); err == nil {
 		s.BEVisible = true
 		s.Backends = nodes(be, "be")
 		for _, row := range be.rows {
@@ -286,40 +357,67 @@ func (t *textRows) has(name string) bool {
 // maxTextBytes bounds the total size of a textRows result.
 const maxTextBytes = 4 << 20
 
-// text runs a metadata statement and reads at most maxRows rows of text
-// (and at most maxTextBytes); truncated reports that more were there.
+// drainRows and drainBytes bound how much of a result beyond a metadata
+// read's limit is read and dropped to reach its end. A little more than
+// the limit is cheaper to read than to kill (a side connection, and the
+// pooled connection discarded); more than this is killed.
+const (
+	drainRows  = 1024
+	drainBytes = 256 << 10
+)
+
+// text runs a metadata statement of a child and reads at most maxRows
+// rows of text (and at most maxTextBytes); truncated reports that more
+// were there.
 func (r *Runtime) text(ctx context.Context, rt *route, sqlText string, maxRows int, prefix string) (*textRows, error) {
 	out := &textRows{}
 	err := r.textInto(ctx, rt, stmt{sql: sqlText, prefix: prefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout)}, maxRows, out)
 	return out, err
 }
 
+// internalText is text for the server's own capability evidence, which
+// takes no MAX_CONCURRENT_QUERIES slot.
+func (r *Runtime) internalText(ctx context.Context, rt *route, sqlText string, maxRows int, prefix string) (*textRows, error) {
+	out := &textRows{}
+	err := r.textInto(ctx, rt, stmt{sql: sqlText, prefix: prefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout),
+		internal: true}, maxRows, out)
+	return out, err
+}
+
+// textInto reads up to maxRows rows (maxTextBytes in all) into out. Rows
+// past the limit are read and dropped, up to drainRows/drainBytes, so
+// that a result slightly over the limit ends normally and keeps its
+// connection; a larger one is stopped (killed). Either way out.truncated
+// tells that rows were left out.
 func (r *Runtime) textInto(ctx context.Context, rt *route, s stmt, maxRows int, out *textRows) error {
-	total := 0
-	err := r.run(ctx, rt, s,
-		func(cols []column, row []sql.RawBytes) (bool, error) {
-			if out.cols == nil {
-				out.cols = make([]string, len(cols))
-				for i, c := range cols {
-					out.cols[i] = c.Name
-				}
+	total, extraRows, extraBytes := 0, 0, 0
+	return r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
+		if out.cols == nil {
+			out.cols = make([]string, len(cols))
+			for i, c := range cols {
+				out.cols[i] = c.Name
 			}
-			vals := make([]sql.NullString, len(row))
-			for i, v := range row {
-				if v != nil {
-					vals[i] = sql.NullString{String: string(v), Valid: true}
-					total += len(v)
-				}
+		}
+		size := 0
+		for _, v := range row {
+			size += len(v)
+		}
+		if out.truncated || len(out.rows) >= maxRows || total+size > maxTextBytes {
+			out.truncated = true
+			extraRows++
+			extraBytes += size
+			return extraRows > drainRows || extraBytes > drainBytes, nil
+		}
+		vals := make([]sql.NullString, len(row))
+		for i, v := range row {
+			if v != nil {
+				vals[i] = sql.NullString{String: string(v), Valid: true}
 			}
-			out.rows = append(out.rows, vals)
-			// Read one row past the limit to learn that there is more.
-			return len(out.rows) > maxRows || total > maxTextBytes, nil
-		})
-	if len(out.rows) > maxRows || total > maxTextBytes {
-		out.truncated = true
-		out.rows = out.rows[:min(len(out.rows), maxRows)]
-	}
-	return err
+		}
+		total += size
+		out.rows = append(out.rows, vals)
+		return false, nil
+	})
 }
 
 // deadlineOr is the time left before ctx's deadline, or d.

@@ -119,9 +119,12 @@ func (r *Runtime) getRuntimeCapabilities(ctx context.Context, c *Call) (*Result,
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	s := c.Snapshot
-	if s == nil {
-		s = r.Snapshot(ctx, c.Identity, nil)
+	// The route's current generation, with every probe run in it so far
+	// (the call's own snapshot holds only those run before its domain's
+	// manifest was built); the call's snapshot if Doris stopped answering.
+	s := r.Snapshot(ctx, c.Identity, nil)
+	if s.Unavailable != "" && c.Snapshot != nil {
+		s = c.Snapshot
 	}
 	counts := map[string]int{}
 	var domains []string

@@ -20,6 +20,7 @@ import (
 // in the read-only boundary.
 type connector struct {
 	addrs      []string
+	database   string // DORIS_DATABASE: the session database of a new connection
 	connectors []driver.Connector
 	preferred  atomic.Int32 // index of the FE that answered last
 	log        *slog.Logger
@@ -29,7 +30,7 @@ type connector struct {
 // config: no DSN strings, no global registrations, text protocol with
 // client-side interpolation, no multi-statements and no local files.
 func newConnector(cfg *Config, user, password string, log *slog.Logger) (*connector, error) {
-	c := &connector{addrs: cfg.addrs(), log: log}
+	c := &connector{addrs: cfg.addrs(), database: cfg.Database, log: log}
 	if len(c.addrs) == 0 {
 		return nil, errors.New("doris: no FE address configured")
 	}
@@ -81,7 +82,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			continue
 		}
 		c.preferred.Store(int32(idx))
-		tc := &trackedConn{conn: dc, addr: c.addrs[idx]}
+		tc := &trackedConn{conn: dc, addr: c.addrs[idx], catalog: "internal", database: c.database, dbKnown: true}
 		if err := tc.loadID(ctx); err != nil {
 			dc.Close()
 			return nil, err
@@ -105,10 +106,12 @@ type trackedConn struct {
 	addr string
 	id   int64
 
-	// Session state, touched only by the goroutine holding the connection.
+	// Session state, touched only by the goroutine holding the connection:
+	// the current catalog, and the current database when dbKnown (after a
+	// SWITCH, Doris picks the database itself).
 	catalog, database string
-	queryTimeout      int  // seconds; 0 = not set by us
-	dirty             bool // profile or trace settings were changed
+	dbKnown           bool
+	queryTimeout      int // seconds; 0 = not set by us
 
 	poisoned atomic.Bool // discard instead of returning to the pool
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
@@ -32,6 +34,10 @@ type stmt struct {
 	// enabling the profile). They change the session in ways the server
 	// does not track, so the connection is discarded afterwards.
 	setup []string
+	// internal marks the server's own bounded reads (capability evidence
+	// and probes): they do not take a MAX_CONCURRENT_QUERIES slot, so
+	// that busy callers cannot make Doris look unavailable.
+	internal bool
 }
 
 // column is a result column as the driver reports it.
@@ -50,21 +56,40 @@ type visitor func(cols []column, row []sql.RawBytes) (stop bool, err error)
 // before it kills the query itself.
 const killGrace = 400 * time.Millisecond
 
-// run executes s on rt, streaming rows to visit. It holds one
-// MAX_CONCURRENT_QUERIES slot for its duration.
+// run executes s on rt, streaming rows to visit. Unless s is internal it
+// holds one MAX_CONCURRENT_QUERIES slot for its duration.
+//
+// The whole statement, including taking a connection and applying the
+// session, is bounded by s.timeout plus a short grace. The timeout is
+// enforced inside Doris (query_timeout); if Doris has not stopped the
+// statement by then, or the caller goes away, or the visitor stops early,
+// the statement is killed with KILL QUERY on a side connection to the same
+// FE and its connection is discarded, never returned to the pool. A
+// connection is also discarded after Doris reports a timeout or a
+// cancellation, and after any failure that is not an answer from Doris.
 func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) error {
-	select {
-	case r.sem <- struct{}{}:
-		defer func() { <-r.sem }()
-	default:
-		return &Error{Kind: KindFailed, Reason: s.prefix + "_CONCURRENCY_LIMITED", Retryable: true, Status: 429,
-			Message: fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))}
+	if !s.internal {
+		select {
+		case r.sem <- struct{}{}:
+			defer func() { <-r.sem }()
+		default:
+			return &Error{Kind: KindFailed, Reason: s.prefix + "_CONCURRENCY_LIMITED", Retryable: true, Status: 429,
+				Message: fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))}
+		}
 	}
 	if s.timeout <= 0 {
 		s.timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
 	}
-	conn, err := rt.db.Conn(ctx)
+	qctx, cancel := context.WithTimeout(ctx, s.timeout+killGrace)
+	defer cancel()
+	// overran reports a failure caused by the server's own deadline (not
+	// the caller's): a timeout, whatever the driver said.
+	overran := func() bool { return errors.Is(qctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil }
+	conn, err := rt.db.Conn(qctx)
 	if err != nil {
+		if overran() {
+			return timeoutError(s.prefix, s.timeout)
+		}
 		return classify(s.prefix, err, ctx)
 	}
 	defer conn.Close()
@@ -79,25 +104,10 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	}); err != nil {
 		return classify(s.prefix, err, ctx)
 	}
-	if err := r.ensureSession(ctx, conn, tc, s); err != nil {
-		tc.poisoned.Store(true)
-		return classify(s.prefix, err, ctx)
-	}
-	if len(s.setup) > 0 {
-		tc.poisoned.Store(true)
-		for _, q := range s.setup {
-			if _, err := conn.ExecContext(ctx, q); err != nil {
-				return classify(s.prefix, err, ctx)
-			}
-		}
-	}
-
-	qctx, cancel := context.WithTimeout(ctx, s.timeout+killGrace)
-	defer cancel()
-	// A query that overruns or is cancelled is killed inside Doris (the
-	// driver only drops its socket, which does not stop Doris), and its
-	// connection is never reused. Once makes the kill happen at most once
-	// and lets run wait for it to finish.
+	// A statement that overruns or is cancelled is killed inside Doris
+	// (the driver only drops its socket, which does not stop Doris), and
+	// its connection is never reused. once makes the kill happen at most
+	// once, and lets run wait for a kill already under way.
 	var once sync.Once
 	kill := func() {
 		once.Do(func() {
@@ -106,21 +116,52 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 		})
 	}
 	stopWatch := context.AfterFunc(qctx, kill)
-	// On truncation: kill, then cancel, so the driver drops the socket
-	// instead of draining rows nobody will read.
-	runErr := r.stream(qctx, conn, s, visit, func() { kill(); cancel() })
-	if !stopWatch() {
-		kill() // the context ended: wait for the kill to be sent
+	// A session statement Doris refuses (an unknown database) leaves the
+	// tracked state unknown, so the connection stays usable; one that
+	// fails otherwise poisons it below.
+	runErr := r.ensureSession(qctx, conn, tc, s)
+	if runErr == nil {
+		if len(s.setup) > 0 {
+			tc.poisoned.Store(true) // untracked session changes
+			for _, q := range s.setup {
+				if _, runErr = conn.ExecContext(qctx, q); runErr != nil {
+					break
+				}
+			}
+		}
+		if runErr == nil {
+			// On early stop: kill, then cancel, so that the driver drops
+			// the socket instead of draining rows nobody will read.
+			runErr = r.stream(qctx, conn, s, visit, func() { kill(); cancel() })
+		}
+	}
+	// The statement may still run in Doris when the context ended, even if
+	// the watcher has not started yet (cancellation is seen by the driver
+	// before the watcher runs): kill it, or wait for the watcher's kill.
+	if !stopWatch() || qctx.Err() != nil {
+		kill()
 	}
 	if runErr == nil {
 		return nil
 	}
-	if errors.Is(qctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+	var me *mysql.MySQLError
+	if !errors.As(runErr, &me) {
+		// Not an answer from Doris (a dropped connection, a cancelled
+		// read, a driver failure): the connection is not trusted again.
+		tc.poisoned.Store(true)
+	}
+	if overran() {
 		// Doris's own timeout and the server's kill race; both are a
 		// timeout to the caller.
 		return timeoutError(s.prefix, s.timeout)
 	}
-	return classify(s.prefix, runErr, ctx)
+	e := classify(s.prefix, runErr, ctx)
+	if e.Kind == KindTimeout || e.Reason == s.prefix+"_CANCELLED" {
+		// Doris stopped the statement itself; the connection is not reused
+		// after a statement that did not end normally all the same.
+		tc.poisoned.Store(true)
+	}
+	return e
 }
 
 func (r *Runtime) stream(ctx context.Context, conn *sql.Conn, s stmt, visit visitor, truncate func()) error {
@@ -164,7 +205,10 @@ func (r *Runtime) stream(ctx context.Context, conn *sql.Conn, s stmt, visit visi
 }
 
 // ensureSession applies the statement's catalog, database and timeout to
-// the connection, sending only what differs from what it already has.
+// the connection, sending only what differs from what the connection is
+// known to have. A fresh connection is in the internal catalog and in
+// DORIS_DATABASE (the driver logs in with it). SWITCH leaves the session
+// in a database Doris chooses, so a USE always follows it.
 func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *trackedConn, s stmt) error {
 	catalog, database := s.catalog, s.database
 	if catalog == "" {
@@ -174,21 +218,18 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 		database = r.cfg.Database
 	}
 	if tc.catalog != catalog {
-		if tc.catalog != "" || catalog != "internal" {
-			if _, err := conn.ExecContext(ctx, "SWITCH "+quoteIdent(catalog)); err != nil {
-				return err
-			}
+		tc.catalog, tc.dbKnown = "", false // unknown until SWITCH succeeds
+		if _, err := conn.ExecContext(ctx, "SWITCH "+quoteIdent(catalog)); err != nil {
+			return err
 		}
-		tc.catalog, tc.database = catalog, ""
-		if catalog == "internal" && s.database == "" {
-			tc.database = r.cfg.Database
-		}
+		tc.catalog = catalog
 	}
-	if database != "" && tc.database != database {
+	if database != "" && (!tc.dbKnown || tc.database != database) {
+		tc.dbKnown = false
 		if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(database)); err != nil {
 			return err
 		}
-		tc.database = database
+		tc.database, tc.dbKnown = database, true
 	}
 	secs := int((s.timeout + time.Second - 1) / time.Second)
 	if tc.queryTimeout != secs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // probeSQL are the capability probes that are one bounded read. Each is
@@ -61,47 +62,67 @@ var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *route) erro
 
 var errNotConfigured = errors.New("doris: provider not configured")
 
-// probe runs one probe and classifies its outcome.
-func (r *Runtime) probe(ctx context.Context, rt *route, id string) string {
+// probeNotBuilt are probes of children whose provider this build does not
+// include (a resource-history store, a lineage store) or whose evidence it
+// does not read yet: their outcome is NOT_CONFIGURED, never a guess.
+var probeNotBuilt = map[string]bool{
+	"cluster.history_buckets":  true,
+	"governance.lineage_store": true,
+	"search.match_explain":     true,
+}
+
+// probe runs one probe and classifies its outcome. retry is zero when the
+// outcome holds for the whole capability generation, else how long it
+// may be trusted: a probe that failed because Doris or its web server
+// could not be reached, or that timed out, is run again later.
+func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome string, retry time.Duration) {
+	if probeNotBuilt[id] {
+		return ProbeNotConfigured, 0
+	}
 	if f, ok := probeHTTP[id]; ok {
 		err := f(r, ctx, rt)
+		var se *httpStatusError
 		switch {
 		case err == nil:
-			return ProbeOK
+			return ProbeOK, 0
 		case errors.Is(err, errNotConfigured):
-			return ProbeNotConfigured
+			return ProbeNotConfigured, 0
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return ProbeTimeout
+			return ProbeTimeout, timeoutRetry
+		case errors.As(err, &se) && (se.Status == 401 || se.Status == 403):
+			return ProbePermissionDenied, 0
+		case errors.As(err, &se) && se.Status == 404:
+			return ProbeNotSupported, 0
+		case errors.As(err, &se) || errors.Is(err, errTooLarge):
+			return ProbeFailed, 0
 		}
-		var se *httpStatusError
-		if errors.As(err, &se) && (se.Status == 401 || se.Status == 403) {
-			return ProbePermissionDenied
-		}
-		return ProbeFailed
+		return ProbeFailed, failedRetry // the web server could not be reached
 	}
 	q, ok := probeSQL[id]
 	if !ok {
-		return ProbeUnknown
+		return ProbeUnknown, 0
 	}
-	_, err := r.text(ctx, rt, q, 64, "PROBE")
+	_, err := r.internalText(ctx, rt, q, 64, "PROBE")
 	if err == nil {
-		return ProbeOK
+		return ProbeOK, 0
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ProbeTimeout
+		return ProbeTimeout, timeoutRetry
 	}
 	var de *Error
 	if errors.As(err, &de) {
 		switch de.Reason {
 		case "PROBE_PERMISSION_DENIED":
-			return ProbePermissionDenied
+			return ProbePermissionDenied, 0
 		case "PROBE_OBJECT_NOT_FOUND", "PROBE_SYNTAX_ERROR", "PROBE_NOT_SUPPORTED":
-			return ProbeNotSupported
+			return ProbeNotSupported, 0
 		case "PROBE_TIMEOUT":
-			return ProbeTimeout
+			return ProbeTimeout, timeoutRetry
+		case "PROBE_BACKEND_UNAVAILABLE", "PROBE_CANCELLED", "PROBE_CONCURRENCY_LIMITED":
+			return ProbeFailed, failedRetry
 		}
 	}
-	return ProbeFailed
+	return ProbeFailed, 0
 }
 
 // probeProfileAPI checks that the FE profile API answers for this route:

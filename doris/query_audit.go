@@ -3,6 +3,9 @@ package doris
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +149,7 @@ func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Resul
 		ev["finding"], ev["source"] = code, source
 		evidence = append(evidence, ev)
 	}
-	sqlText := a.SQL
+	sqlText, database := a.SQL, a.Database
 	if a.QueryID != "" {
 		audit, err := r.auditRecord(ctx, rt, a.QueryID)
 		switch {
@@ -157,6 +160,9 @@ func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Resul
 		default:
 			sections["audit"] = section{Status: "success", Source: auditTable}
 			sqlText = audit.stmt
+			if database == "" && audit.db != "" && checkIdent(queryPrefix, "db", audit.db) == nil {
+				database = audit.db // the recorded statement names tables of its own database
+			}
 			scan, ret := audit.scanRows, audit.returnRows
 			if scan >= highScanRows && scan > highScanRatio*max(ret, 1) {
 				add("HIGH_SCAN_TO_RETURN_RATIO", "warning", "the query scanned far more rows than it returned: check filters and partition pruning",
@@ -181,13 +187,17 @@ func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Resul
 		}
 	}
 	if sqlText != "" {
-		lines, _, err := r.explain(ctx, c, sqlText, "", a.Database, true)
+		lines, _, err := r.explain(ctx, c, sqlText, "", database, true)
+		var de *Error
+		if err != nil && a.SQL != "" && errors.As(err, &de) && de.Kind == KindArguments {
+			return nil, err // the caller's own SQL is refused: say why
+		}
 		if err != nil {
 			sections["explain"] = unavailable(err)
 		} else {
 			sections["explain"] = section{Status: "success", Source: "EXPLAIN VERBOSE"}
 			for _, l := range lines {
-				if strings.Contains(l, "CROSS JOIN") || strings.Contains(l, "NESTED LOOP JOIN") {
+				if low := strings.ToLower(l); strings.Contains(low, "cross join") || strings.Contains(low, "nested loop join") {
 					add("CROSS_JOIN_OBSERVED", "warning", "the plan contains a cross or nested-loop join", "EXPLAIN VERBOSE",
 						map[string]any{"plan_line": strings.TrimSpace(l)})
 					break
@@ -210,11 +220,16 @@ func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Resul
 	}
 	status := "success"
 	var warnings []string
-	for name, s := range sections {
+	names := slices.Sorted(maps.Keys(sections))
+	for _, name := range names {
+		s := sections[name]
+		ev := map[string]any{"section": name, "status": s.Status, "source": s.Source}
 		if s.Status != "success" {
 			status = "partial"
 			warnings = append(warnings, "The "+name+" evidence is unavailable ("+s.ReasonCode+").")
+			ev["reason_code"] = s.ReasonCode
 		}
+		evidence = append(evidence, ev)
 	}
 	if sections["explain"].Status != "success" && sections["audit"].Status != "success" {
 		return nil, &Error{Kind: KindFailed, Reason: "QUERY_SQL_EVIDENCE_NOT_FOUND", Status: 404,
@@ -224,19 +239,19 @@ func (r *Runtime) diagnoseQueryPerformance(ctx context.Context, c *Call) (*Resul
 	if a.QueryID != "" {
 		qid = a.QueryID
 	}
-	return &Result{Status: status, Warnings: sortedStrings(warnings), Evidence: orEmpty(evidence), Data: map[string]any{
+	return &Result{Status: status, Warnings: warnings, Evidence: evidence, Data: map[string]any{
 		"rule_version": ruleVersion, "query_id": qid, "findings": orEmpty(findings), "sections": sections,
 	}}, nil
 }
 
 type auditRow struct {
-	stmt                                        string
+	stmt, db                                    string
 	queryTime, scanRows, returnRows, peakMemory int64
 }
 
 // auditRecord finds one query in the audit log; nil when absent.
 func (r *Runtime) auditRecord(ctx context.Context, rt *route, queryID string) (*auditRow, error) {
-	q, err := bind("SELECT query_time, scan_rows, return_rows, peak_memory_bytes, stmt FROM "+auditTable+
+	q, err := bind("SELECT db, query_time, scan_rows, return_rows, peak_memory_bytes, stmt FROM "+auditTable+
 		" WHERE query_id = %(qid)s LIMIT 1", map[string]any{"qid": queryID})
 	if err != nil {
 		return nil, err
@@ -250,15 +265,6 @@ func (r *Runtime) auditRecord(ctx context.Context, rt *route, queryID string) (*
 	}
 	row := t.rows[0]
 	n := func(col string) int64 { v, _ := strconv.ParseInt(t.get(row, col), 10, 64); return v }
-	return &auditRow{stmt: t.get(row, "stmt"), queryTime: n("query_time"), scanRows: n("scan_rows"),
+	return &auditRow{stmt: t.get(row, "stmt"), db: t.get(row, "db"), queryTime: n("query_time"), scanRows: n("scan_rows"),
 		returnRows: n("return_rows"), peakMemory: n("peak_memory_bytes")}, nil
-}
-
-func sortedStrings(s []string) []string {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }

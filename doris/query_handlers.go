@@ -30,6 +30,9 @@ type queryData struct {
 func (r *Runtime) limits(maxRows, timeoutMs *int) (rows int, timeout time.Duration, err error) {
 	rows = r.cfg.DefaultResultRows
 	if maxRows != nil {
+		if *maxRows < 1 {
+			return 0, 0, argError(queryPrefix, "ROW_LIMIT_INVALID", "max_rows must be at least 1")
+		}
 		if *maxRows > r.cfg.MaxResultRows {
 			return 0, 0, argError(queryPrefix, "ROW_LIMIT_EXCEEDED",
 				fmt.Sprintf("max_rows %d exceeds this server's ceiling of %d (MAX_RESULT_ROWS)", *maxRows, r.cfg.MaxResultRows))
@@ -39,6 +42,9 @@ func (r *Runtime) limits(maxRows, timeoutMs *int) (rows int, timeout time.Durati
 	timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
 	if timeoutMs != nil {
 		t := time.Duration(*timeoutMs) * time.Millisecond
+		if *timeoutMs < 1 {
+			return 0, 0, argError(queryPrefix, "TIMEOUT_INVALID", "timeout_ms must be at least 1")
+		}
 		if t > r.cfg.QueryTimeout {
 			return 0, 0, argError(queryPrefix, "TIMEOUT_LIMIT_EXCEEDED",
 				fmt.Sprintf("timeout_ms %d exceeds this server's ceiling of %d ms (QUERY_TIMEOUT)", *timeoutMs, r.cfg.QueryTimeout.Milliseconds()))
@@ -122,12 +128,15 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 // read or kept.
 func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxBytes int, rowsArg string) (*queryData, []string, error) {
 	data := &queryData{Rows: []json.RawMessage{}}
-	var names []string
+	var names [][]byte // column names as JSON strings with the colon
 	total, byteCut := 0, false
 	buf := make([]byte, 0, 256)
 	err := r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
 		if names == nil {
-			data.Columns, names = cols, uniqueNames(cols)
+			data.Columns = cols
+			for _, n := range uniqueNames(cols) {
+				names = append(names, append(appendString(nil, n), ':'))
+			}
 		}
 		if len(data.Rows) == maxRows {
 			data.Truncated = true
@@ -139,8 +148,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendString(buf, names[i])
-			buf = append(buf, ':')
+			buf = append(buf, names[i]...)
 			buf = appendValue(buf, cols[i].dbType, v)
 		}
 		buf = append(buf, '}')

@@ -99,7 +99,10 @@ const (
 	ProbeNotSupported     = "NOT_SUPPORTED"
 	ProbeTimeout          = "TIMEOUT"
 	ProbeNotConfigured    = "NOT_CONFIGURED"
-	ProbeUnknown          = "UNKNOWN_PROBE"
+	// ProbeUnknown: no outcome in this snapshot (the caller stopped
+	// waiting, the evidence is stale so nothing was probed, or the id is
+	// not a probe this runtime knows).
+	ProbeUnknown = "UNKNOWN_PROBE"
 )
 
 // Reasons a whole snapshot is unavailable.

@@ -2,7 +2,6 @@ package doris
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,27 +36,31 @@ func appendValue(dst []byte, dbType string, v []byte) []byte {
 		if n, err := strconv.ParseUint(string(v), 10, 64); err == nil && n <= maxSafeInteger {
 			return strconv.AppendUint(dst, n, 10)
 		}
-		return appendString(dst, string(v))
+		return appendString(dst, v)
 	case kindFloat:
 		if f, err := strconv.ParseFloat(string(v), 64); err == nil && !isInfOrNaN(f) {
 			return strconv.AppendFloat(dst, f, 'g', -1, 64)
 		}
-		return appendString(dst, string(v))
+		return appendString(dst, v)
 	case kindDateTime:
-		s := string(v)
-		if len(s) >= 19 && s[10] == ' ' {
-			s = s[:10] + "T" + s[11:]
+		// "2006-01-02 15:04:05[.ffffff]" -> "2006-01-02T15:04:05[.ffffff]"
+		if len(v) >= 19 && v[10] == ' ' && plainDateTime(v) {
+			dst = append(dst, '"')
+			dst = append(dst, v[:10]...)
+			dst = append(dst, 'T')
+			dst = append(dst, v[11:]...)
+			return append(dst, '"')
 		}
-		return appendString(dst, s)
+		return appendString(dst, v)
 	case kindBinary:
-		return appendString(dst, base64.StdEncoding.EncodeToString(v))
+		return appendBase64(dst, v)
 	}
 	if !utf8.Valid(v) {
 		// Text columns that hold bytes which are not UTF-8 travel as
 		// base64 rather than being silently altered.
-		return appendString(dst, base64.StdEncoding.EncodeToString(v))
+		return appendBase64(dst, v)
 	}
-	return appendString(dst, string(v))
+	return appendString(dst, v)
 }
 
 type valueKind int
@@ -89,7 +92,75 @@ func isInfOrNaN(f float64) bool {
 	return f != f || f > 1.7976931348623157e308 || f < -1.7976931348623157e308
 }
 
-func appendString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(dst, b...)
+// appendString appends s as a JSON string, byte for byte what
+// encoding/json writes (HTML-safe escapes, U+2028 and U+2029 escaped,
+// invalid UTF-8 as U+FFFD), without allocating.
+func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendBase64 appends the standard base64 of v as a JSON string.
+func appendBase64(dst []byte, v []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, v)
+	return append(dst, '"')
+}
+
+// plainDateTime reports whether v holds only the characters of a datetime
+// (digits, '-', ':', '.', ' '), which need no JSON escaping.
+func plainDateTime(v []byte) bool {
+	for _, c := range v {
+		if (c < '0' || c > '9') && c != '-' && c != ':' && c != '.' && c != ' ' {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,132 @@
+package doris
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/doris-mcp/doris-mcp-server/guard"
+)
+
+// secret is backend text that must never reach a client.
+const secret = "SECRET-DETAIL host 10.9.8.7 table secret.salaries user 'mcp_reader'@'%'"
+
+func TestClassify(t *testing.T) {
+	my := func(n uint16, msg string) error {
+		return &mysql.MySQLError{Number: n, Message: "errCode = 2, detailMessage = " + msg + " " + secret}
+	}
+	_, gerr := guard.Check("DELETE FROM t")
+	for _, tc := range []struct {
+		err       error
+		reason    string
+		kind      ErrorKind
+		status    int
+		retryable bool
+	}{
+		{my(1045, "Access denied for user"), "X_AUTHENTICATION_FAILED", KindFailed, 401, false},
+		{my(1105, "Permission denied: user does not have privilege"), "X_PERMISSION_DENIED", KindFailed, 403, false},
+		{my(1142, "SELECT command denied to user"), "X_PERMISSION_DENIED", KindFailed, 403, false},
+		{my(1227, "Access denied; you need (at least one of) the (Admin_priv)"), "X_PERMISSION_DENIED", KindFailed, 403, false},
+		{my(1370, "execute command denied to user for routine"), "X_PERMISSION_DENIED", KindFailed, 403, false},
+		{my(1044, "Access denied for user to database"), "X_PERMISSION_DENIED", KindFailed, 403, false},
+		{my(1105, "query is timeout, killed by timeout checker"), "X_TIMEOUT", KindTimeout, 504, true},
+		{my(1105, "Timeout"), "X_TIMEOUT", KindTimeout, 504, true},
+		{my(1969, "Query execution was interrupted (max_statement_time exceeded)"), "X_TIMEOUT", KindTimeout, 504, true},
+		{my(1105, "cancel query by user from 127.0.0.1:5555"), "X_CANCELLED", KindFailed, 499, true},
+		{my(1317, "Query execution was interrupted"), "X_CANCELLED", KindFailed, 499, true},
+		{my(1105, "Table [nope] does not exist in database [demo]."), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1049, "Unknown database 'nope'"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1051, "Unknown table 'x'"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1054, "Unknown column 'x' in 'field list'"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1105, "Unknown catalog 'c'"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1305, "FUNCTION demo.TOKENIZE does not exist"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1105, "Can not found function 'tokenize'"), "X_OBJECT_NOT_FOUND", KindFailed, 404, false},
+		{my(1105, "\nmismatched input 'FROM' expecting {<EOF>, ';'}(line 1, pos 9)"), "X_SYNTAX_ERROR", KindFailed, 400, false},
+		{my(1064, "You have an error in your SQL syntax"), "X_SYNTAX_ERROR", KindFailed, 400, false},
+		{my(1040, "Too many connections"), "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{my(1105, "Reach limit of connections"), "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{my(1105, "SHOW COMPUTE GROUPS is only supported in cloud mode"), "X_NOT_SUPPORTED", KindFailed, 501, false},
+		{my(1235, "This version doesn't yet support this"), "X_NOT_SUPPORTED", KindFailed, 501, false},
+		{my(1105, "something else entirely"), "X_EXECUTION_FAILED", KindFailed, 502, false},
+		{fmt.Errorf("read: %w", io.EOF), "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{io.ErrUnexpectedEOF, "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{mysql.ErrInvalidConn, "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{driver.ErrBadConn, "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{syscall.ECONNRESET, "X_BACKEND_UNAVAILABLE", KindFailed, 503, true},
+		{gerr, "X_READ_ONLY_VIOLATION", KindArguments, 400, false},
+		{fmt.Errorf("%w: %w", ErrNotReadOnly, gerr), "X_READ_ONLY_VIOLATION", KindArguments, 400, false},
+		{errors.New(secret), "X_EXECUTION_FAILED", KindFailed, 502, false},
+	} {
+		e := classify("X", tc.err, context.Background())
+		if e.Reason != tc.reason || e.Kind != tc.kind || e.Status != tc.status || e.Retryable != tc.retryable {
+			t.Errorf("%v: %s kind %d %d %v, want %s kind %d %d %v", tc.err, e.Reason, e.Kind, e.Status, e.Retryable,
+				tc.reason, tc.kind, tc.status, tc.retryable)
+		}
+		for _, leak := range []string{"SECRET", "10.9.8.7", "salaries", "mcp_reader", "errCode", "detailMessage"} {
+			if strings.Contains(e.Message, leak) {
+				t.Errorf("%v: message leaks %q: %s", tc.err, leak, e.Message)
+			}
+		}
+		if e.Message == "" || !errors.Is(e, tc.err) && tc.err != nil && !errors.Is(e.Cause, tc.err) {
+			t.Errorf("%v: message %q, cause %v", tc.err, e.Message, e.Cause)
+		}
+	}
+}
+
+func TestClassifyContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if e := classify("Q", io.EOF, ctx); e.Reason != "Q_CANCELLED" || !e.Retryable || e.Status != 499 {
+		t.Fatalf("cancelled: %+v", e)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	<-ctx.Done()
+	if e := classify("Q", io.EOF, ctx); e.Reason != "Q_TIMEOUT" || e.Kind != KindTimeout {
+		t.Fatalf("deadline: %+v", e)
+	}
+	// An *Error passes through unchanged.
+	orig := &Error{Kind: KindArguments, Reason: "Q_SOMETHING", Status: 400, Message: "m"}
+	if e := classify("Z", fmt.Errorf("wrapped: %w", orig), nil); e != orig {
+		t.Fatalf("passthrough %+v", e)
+	}
+	// The timeout the runtime reports says how to proceed.
+	if e := timeoutError("QUERY", 1500*1e6); e.Kind != KindTimeout || !e.Retryable || !strings.Contains(e.Message, "timeout_ms") {
+		t.Fatalf("timeout %+v", e)
+	}
+}
+
+func TestUnavailableReason(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		reason string
+	}{
+		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, ReasonConnectionFailed},
+		{&mysql.MySQLError{Number: 1045, Message: secret}, ReasonAuthenticationFailed},
+		{&mysql.MySQLError{Number: 1049, Message: secret}, ReasonSnapshotUnavailable},
+		{&mysql.MySQLError{Number: 1105, Message: secret}, ReasonSnapshotUnavailable},
+	} {
+		reason, detail := unavailableReason(tc.err)
+		if reason != tc.reason || strings.Contains(detail, "SECRET") {
+			t.Errorf("%v: %s %q", tc.err, reason, detail)
+		}
+	}
+}
+
+// TestErrorKeepsCauseForLogs: Error() (logs only) has the cause; Message
+// (clients) never does.
+func TestErrorKeepsCauseForLogs(t *testing.T) {
+	e := classify("Q", &mysql.MySQLError{Number: 1105, Message: secret}, nil)
+	if !strings.Contains(e.Error(), "SECRET") || strings.Contains(e.Message, "SECRET") {
+		t.Fatalf("Error() %q / Message %q", e.Error(), e.Message)
+	}
+}
