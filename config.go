@@ -219,7 +219,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 type flagSet struct {
 	fs                                  *flag.FlagSet
 	transport, host, logLevel, envFile  string
-	port, dorisPort                     int
+	port, dorisPort, workers            int
 	dorisHost, dorisUser, dorisPassword string
 	dorisDatabase                       string
 	version, checkConfig                bool
@@ -240,6 +240,7 @@ func newFlagSet(out io.Writer) *flagSet {
 	f.fs.StringVar(&f.dorisDatabase, "doris-database", "", "default Doris database (DORIS_DATABASE)")
 	f.fs.StringVar(&f.logLevel, "log-level", "", "DEBUG, INFO, WARNING or ERROR (LOG_LEVEL)")
 	f.fs.StringVar(&f.envFile, "env-file", "", "read variables from this file (default: ./.env when present); set variables win")
+	f.fs.IntVar(&f.workers, "workers", 0, "accepted for compatibility with the reference server and ignored: one process serves every request concurrently (WORKERS)")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	f.fs.BoolVar(&f.checkConfig, "check-config", false, "validate the configuration, print every problem, exit 1 or 0")
 	return f
