@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
@@ -72,14 +73,13 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 // serveHTTP serves one POST to an MCP endpoint of era e.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions, e era) {
 	if err := o.Policy.Check(r); err != nil {
-		s.log.Warn("request refused by host policy", "remote", r.RemoteAddr)
-		writeRPCError(w, http.StatusForbidden, ID{}, errorf(CodeInvalidRequest, "forbidden: Host or Origin not allowed"))
+		s.refuse(w, r, http.StatusForbidden, ID{}, errorf(CodeInvalidRequest, "forbidden: Host or Origin not allowed"))
 		return
 	}
 	if r.Method != http.MethodPost {
 		// No GET stream and no sessions to DELETE in either era.
 		w.Header().Set("Allow", "POST")
-		writeRPCError(w, http.StatusMethodNotAllowed, ID{}, errorf(CodeInvalidRequest, "only POST is supported on this endpoint"))
+		s.refuse(w, r, http.StatusMethodNotAllowed, ID{}, errorf(CodeInvalidRequest, "only POST is supported on this endpoint"))
 		return
 	}
 	var version string
@@ -96,10 +96,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, ID{}, errorf(CodeInvalidRequest, "request body exceeds %d bytes", MaxMessageBytes))
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, ID{}, errorf(CodeInvalidRequest, "request body exceeds %d bytes", MaxMessageBytes))
 			return
 		}
-		writeRPCError(w, http.StatusBadRequest, ID{}, errorf(CodeInvalidRequest, "request body could not be read"))
+		s.refuse(w, r, http.StatusBadRequest, ID{}, errorf(CodeInvalidRequest, "request body could not be read"))
 		return
 	}
 	req, derr := DecodeRequest(body)
@@ -108,21 +108,21 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 		id = req.ID
 	}
 	if !isJSON(r.Header.Get("Content-Type")) {
-		writeRPCError(w, http.StatusUnsupportedMediaType, id, errorf(CodeInvalidRequest, "Content-Type must be application/json"))
+		s.refuse(w, r, http.StatusUnsupportedMediaType, id, errorf(CodeInvalidRequest, "Content-Type must be application/json"))
 		return
 	}
 	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
-		writeRPCError(w, http.StatusNotAcceptable, id, errorf(CodeInvalidRequest, "Accept must include application/json and text/event-stream"))
+		s.refuse(w, r, http.StatusNotAcceptable, id, errorf(CodeInvalidRequest, "Accept must include application/json and text/event-stream"))
 		return
 	}
 	if derr != nil {
-		writeRPCError(w, http.StatusBadRequest, id, derr)
+		s.refuse(w, r, http.StatusBadRequest, id, derr)
 		return
 	}
 	c := &call{req: req, era: e, version: version}
 	if e == modern {
 		if herr := s.checkModernHeaders(r, c); herr != nil {
-			writeRPCError(w, statusFor(e, herr), id, herr)
+			s.refuse(w, r, statusFor(e, herr), id, herr)
 			return
 		}
 	} else {
@@ -357,6 +357,18 @@ func (s *Server) serveSSE(w http.ResponseWriter, c *call) {
 	mu.Lock()
 	done = true
 	mu.Unlock()
+}
+
+// refuse answers a request rejected before dispatch, and logs that it did:
+// status, code and request id only, never the body or the error's text
+// (which may quote a member name the client sent).
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, id ID, e *Error) {
+	attrs := []slog.Attr{slog.Int("status", status), slog.Int("error_code", e.Code), slog.String("path", r.URL.Path)}
+	if !id.IsZero() {
+		attrs = append(attrs, slog.String("request_id", truncate(id.String(), 128)))
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelWarn, "mcp request refused", attrs...)
+	writeRPCError(w, status, id, e)
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id ID, e *Error) {

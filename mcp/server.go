@@ -290,7 +290,7 @@ func (s *Server) logCall(c *call, start time.Time, err *Error) {
 		slog.Float64("duration_ms", float64(s.opts.Now().Sub(start).Microseconds())/1000),
 	}
 	if !c.req.ID.IsZero() {
-		attrs = append(attrs, slog.String("request_id", c.req.ID.String()))
+		attrs = append(attrs, slog.String("request_id", truncate(c.req.ID.String(), 128)))
 	}
 	if name := callTarget(c.req); name != "" {
 		attrs = append(attrs, slog.String("target", name))
