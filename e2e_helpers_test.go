@@ -178,7 +178,7 @@ func buildServer(t *testing.T, repo string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("the go command is not on PATH: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "doris-mcp-server")
 	// No VCS stamping: the binary's version does not matter here, and the

@@ -200,16 +200,6 @@ func (s *Surface) Tools(ctx context.Context, id auth.Identity) ([]Tool, error) {
 	return out, nil
 }
 
-// lookupDomain returns the compiled domain named name.
-func (s *Surface) lookupDomain(name string) *compiledDomain {
-	for _, d := range s.domains {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
-}
-
 // Mode returns the exposure mode.
 func (s *Surface) Mode() string { return s.cfg.Mode }
 

@@ -134,7 +134,9 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 		s.log.Error("child result did not encode", "request_id", reqID, "child", d.Name+"."+child, "err", err)
 		return fail(CodeResultInvalid, "the child produced a result that could not be encoded", false, errorDetails{})
 	}
-	if v := validateOutput(ch.output, data); len(v) > 0 {
+	// The result was produced within the runtime's row and byte budgets,
+	// so only its schema is checked, not the argument instance limits.
+	if v := schemaViolations(ch.output, data); len(v) > 0 {
 		s.log.Error("child result violates its output schema", "request_id", reqID, "child", d.Name+"."+child, "violations", v)
 		return fail(CodeResultInvalid, "the child produced a result that does not match its output schema", false,
 			errorDetails{Violations: v})
@@ -210,13 +212,6 @@ func validate(schema *jsonschema.Schema, doc []byte) []violation {
 	if err := instanceLimits(doc); err != nil {
 		return []violation{{InstancePath: "", Keyword: err.Error()}}
 	}
-	return schemaViolations(schema, doc)
-}
-
-// validateOutput checks a child's own result against its output schema.
-// The result was produced within the runtime's row and byte budgets, so
-// the argument limits do not apply to it.
-func validateOutput(schema *jsonschema.Schema, doc []byte) []violation {
 	return schemaViolations(schema, doc)
 }
 

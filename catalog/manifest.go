@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -196,13 +195,19 @@ func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDom
 	// them through encoding/json would only compact them again.
 	b := make([]byte, 0, len(m.children)+160)
 	b = append(b, `{"mode":"manifest","domain":`...)
-	b = strconv.AppendQuote(b, d.Name)
+	b = appendQuoted(b, d.Name)
 	b = append(b, `,"manifest_version":`...)
-	b = strconv.AppendQuote(b, m.version)
+	b = appendQuoted(b, m.version)
 	b = append(b, `,"generated_at":`...)
-	b = strconv.AppendQuote(b, s.now().UTC().Format(time.RFC3339Nano))
+	b = appendQuoted(b, s.now().UTC().Format(time.RFC3339Nano))
 	b = append(b, `,"children":`...)
 	b = append(b, m.children...)
 	b = append(b, '}')
 	return &ToolResult{Structured: b}
+}
+
+// appendQuoted appends s as a JSON string.
+func appendQuoted(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
 }

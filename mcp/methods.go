@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 )
 
@@ -236,25 +238,13 @@ type listToolsResult struct {
 }
 
 func (s *Server) listTools(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"cursor"})
+	tools, next, err := listPage(s, c, "tools", s.backend.Tools, func(t catalog.Tool) string { return t.Name })
 	if err != nil {
 		return nil, err
 	}
-	cursor, err := stringParam(p, "cursor", false)
-	if err != nil {
-		return nil, err
-	}
-	tools, lerr := s.backend.Tools(c.ctx, c.id)
-	if lerr != nil {
-		return nil, listFailure(lerr)
-	}
-	lo, hi, next, err := s.paginate(c, "tools", len(tools), func(i int) string { return tools[i].Name }, cursor)
-	if err != nil {
-		return nil, err
-	}
-	r := &listToolsResult{Tools: make([]json.RawMessage, 0, hi-lo), NextCursor: next}
-	for _, t := range tools[lo:hi] {
-		r.Tools = append(r.Tools, t.JSON)
+	r := &listToolsResult{Tools: make([]json.RawMessage, len(tools)), NextCursor: next}
+	for i, t := range tools {
+		r.Tools[i] = t.JSON
 	}
 	return r, nil
 }
@@ -389,19 +379,11 @@ type listResourcesResult struct {
 }
 
 func (s *Server) listResources(c *call) (any, *Error) {
-	cursor, err := s.cursorParam(c)
+	list, next, err := listPage(s, c, "resources", s.backend.Resources, func(r catalog.Resource) string { return r.URI })
 	if err != nil {
 		return nil, err
 	}
-	list, lerr := s.backend.Resources(c.ctx, c.id)
-	if lerr != nil {
-		return nil, listFailure(lerr)
-	}
-	lo, hi, next, err := s.paginate(c, "resources", len(list), func(i int) string { return list[i].URI }, cursor)
-	if err != nil {
-		return nil, err
-	}
-	return &listResourcesResult{Resources: list[lo:hi:hi], NextCursor: next}, nil
+	return &listResourcesResult{Resources: list, NextCursor: next}, nil
 }
 
 type listTemplatesResult struct {
@@ -411,19 +393,12 @@ type listTemplatesResult struct {
 }
 
 func (s *Server) listResourceTemplates(c *call) (any, *Error) {
-	cursor, err := s.cursorParam(c)
+	list, next, err := listPage(s, c, "resource-templates", s.backend.ResourceTemplates,
+		func(t catalog.ResourceTemplate) string { return t.URITemplate })
 	if err != nil {
 		return nil, err
 	}
-	list, lerr := s.backend.ResourceTemplates(c.ctx, c.id)
-	if lerr != nil {
-		return nil, listFailure(lerr)
-	}
-	lo, hi, next, err := s.paginate(c, "resource-templates", len(list), func(i int) string { return list[i].URITemplate }, cursor)
-	if err != nil {
-		return nil, err
-	}
-	return &listTemplatesResult{ResourceTemplates: list[lo:hi:hi], NextCursor: next}, nil
+	return &listTemplatesResult{ResourceTemplates: list, NextCursor: next}, nil
 }
 
 type readResourceResult struct {
@@ -461,19 +436,11 @@ type listPromptsResult struct {
 }
 
 func (s *Server) listPrompts(c *call) (any, *Error) {
-	cursor, err := s.cursorParam(c)
+	list, next, err := listPage(s, c, "prompts", s.backend.Prompts, func(p catalog.Prompt) string { return p.Name })
 	if err != nil {
 		return nil, err
 	}
-	list, lerr := s.backend.Prompts(c.ctx, c.id)
-	if lerr != nil {
-		return nil, listFailure(lerr)
-	}
-	lo, hi, next, err := s.paginate(c, "prompts", len(list), func(i int) string { return list[i].Name }, cursor)
-	if err != nil {
-		return nil, err
-	}
-	return &listPromptsResult{Prompts: list[lo:hi:hi], NextCursor: next}, nil
+	return &listPromptsResult{Prompts: list, NextCursor: next}, nil
 }
 
 type getPromptResult struct {
@@ -605,12 +572,27 @@ func decodeExact(raw json.RawMessage, v any, keys ...string) *Error {
 	return nil
 }
 
-func (s *Server) cursorParam(c *call) (string, *Error) {
+// listPage serves one page of a list method: it reads params.cursor,
+// fetches the caller's whole (sorted) list from the backend, and cuts the
+// page the cursor points at. id names an entry for the cursor.
+func listPage[T any](s *Server, c *call, collection string, fetch func(context.Context, auth.Identity) ([]T, error), id func(T) string) ([]T, string, *Error) {
 	p, err := s.params(c, []string{"cursor"})
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	return stringParam(p, "cursor", false)
+	cursor, err := stringParam(p, "cursor", false)
+	if err != nil {
+		return nil, "", err
+	}
+	list, ferr := fetch(c.ctx, c.id)
+	if ferr != nil {
+		return nil, "", listFailure(ferr)
+	}
+	lo, hi, next, err := s.paginate(c, collection, len(list), func(i int) string { return id(list[i]) }, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	return list[lo:hi:hi], next, nil
 }
 
 // listFailure maps a backend list failure to a JSON-RPC error. A failing

@@ -461,27 +461,6 @@ func (c *conn) beforeRow() error {
 	return nil
 }
 
-func (c *conn) sendRS(r *result) error {
-	if r == nil || r.isOK {
-		var n uint64
-		if r != nil {
-			n = r.affected
-		}
-		return c.sendOK(n, "")
-	}
-	rows := make([][]any, len(r.rows))
-	for i, row := range r.rows {
-		rr := make([]any, len(row))
-		for j, v := range row {
-			if v != nil {
-				rr[j] = *v
-			}
-		}
-		rows[i] = rr
-	}
-	return c.sendResult(r.cols, rows)
-}
-
 // --- statement lifecycle ---
 
 func newQueryID() string {

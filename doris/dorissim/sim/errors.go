@@ -8,7 +8,7 @@ import (
 
 var (
 	reCmdDenied  = regexp.MustCompile("^(\\w+) command denied to user '([^']*)'@'([^']*)' for table [`']([^`']*)[`'](?:\\.[`']([^`']*)[`'])?")
-	reColDenied  = regexp.MustCompile("^(\\w+) command denied to user '([^']*)'@'([^']*)' for column '([^']*)' in table '([^']*)'")
+	reColDenied  = regexp.MustCompile(`^(\w+) command denied to user '([^']*)'@'([^']*)' for column '([^']*)' in table '([^']*)'`)
 	reDBDenied   = regexp.MustCompile("^Access denied for user '([^']*)'@'([^']*)' to database '([^']*)'")
 	reNoTable    = regexp.MustCompile("^Table '([^']*)' doesn't exist")
 	reUnknownTbl = regexp.MustCompile("^Unknown table '([^']*)'")

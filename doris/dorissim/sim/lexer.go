@@ -163,7 +163,7 @@ func lex(s string) []token {
 				}
 			}
 			out = append(out, token{tkVar, s[start:i]})
-		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1]) && (len(out) == 0 || !lastSignificantIsIdent(out))):
+		case isDigit(c) || (c == '.' && i+1 < len(s) && isDigit(s[i+1]) && (len(out) == 0 || !prevIsIdent(out))):
 			if c == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X' || s[i+1] == 'b' || s[i+1] == 'B') {
 				i += 2
 			}
@@ -206,14 +206,11 @@ func lex(s string) []token {
 	return out
 }
 
-func lastSignificantIsIdent(ts []token) bool {
-	for i := len(ts) - 1; i >= 0; i-- {
-		if ts[i].kind == tkSpace || ts[i].kind == tkComment {
-			return false
-		}
-		return ts[i].isIdent()
-	}
-	return false
+// prevIsIdent reports whether the token just before (with nothing in
+// between) is an identifier: then a '.' qualifies it (t.5col) rather than
+// starting a decimal.
+func prevIsIdent(ts []token) bool {
+	return len(ts) > 0 && ts[len(ts)-1].isIdent()
 }
 
 // sig returns the significant (non-space, non-comment) tokens.

@@ -63,12 +63,11 @@ func (p profile) atLeast(family string) bool { return p.family >= family }
 
 // topology is what the FE/BE rows describe.
 type topology struct {
-	feHost              string
-	queryPort, feHTTP   int
-	beHost              string
-	beHTTP              int
-	started             time.Time
-	beAlive, httpOnline bool
+	feHost            string
+	queryPort, feHTTP int
+	beHost            string
+	beHTTP            int
+	started           time.Time
 }
 
 const (

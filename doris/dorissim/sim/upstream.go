@@ -231,7 +231,6 @@ type result struct {
 	cols     []string
 	rows     [][]*string
 	affected uint64
-	info     string
 	isOK     bool
 }
 
