@@ -43,7 +43,12 @@ func qualified(parts ...string) string {
 }
 
 // bind renders a statement with %(name)s placeholders and literal values
-// through the guard, the one place that quotes values.
+// through the guard, the one place that quotes values, and returns the
+// checked text.
 func bind(sql string, params map[string]any) (string, error) {
-	return guard.Bind(sql, params)
+	st, err := guard.Bind(sql, params)
+	if err != nil {
+		return "", err
+	}
+	return st.SQL, nil
 }

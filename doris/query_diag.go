@@ -20,10 +20,11 @@ const maxPlanRows = 10000
 
 // explain runs EXPLAIN [VERBOSE] over a SELECT and returns its lines.
 func (r *Runtime) explain(ctx context.Context, c *Call, sqlText, catalog, database string, verbose bool) ([]string, bool, error) {
-	text, st, err := checkSQL(sqlText, nil)
+	st, err := checkSQL(sqlText, nil)
 	if err != nil {
 		return nil, false, err
 	}
+	text := st.SQL
 	if st.Kind != guard.Select {
 		return nil, false, argError(queryPrefix, "EXPLAIN_TARGET_INVALID", "only a SELECT (or WITH ... SELECT) can be explained")
 	}
@@ -217,10 +218,11 @@ func (r *Runtime) getQueryProfile(ctx context.Context, c *Call) (*Result, error)
 // fresh trace id, and returns the Doris query id the FE recorded for it.
 // Its rows are read and dropped; the connection is discarded afterwards.
 func (r *Runtime) runProfiled(ctx context.Context, rt *route, sqlText string) (queryID, traceID string, err error) {
-	text, _, err := checkSQL(sqlText, nil)
+	st, err := checkSQL(sqlText, nil)
 	if err != nil {
 		return "", "", err
 	}
+	text := st.SQL
 	traceID = newUUID()
 	err = r.run(ctx, rt, stmt{sql: text, prefix: queryPrefix, timeout: min(DefaultCallTimeout, r.cfg.QueryTimeout),
 		setup: []string{`SET session_context = "trace_id:` + traceID + `"`, "SET enable_profile = true"}},

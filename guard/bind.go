@@ -14,7 +14,8 @@ import (
 const maxExponentShift = 400
 
 // Bind checks sql, replaces every placeholder %(name)s with the Doris literal
-// for params[name], checks the result again and returns it.
+// for params[name], checks the result again and returns that check: the
+// Statement's SQL is the text to send, and no further Check is needed.
 //
 // The set of placeholder names must equal the set of keys of params. Values
 // may be string, bool, nil, json.Number, or any Go integer or float type.
@@ -22,22 +23,22 @@ const maxExponentShift = 400
 // NUL, LF, CR and Ctrl-Z written as \0, \n, \r and \Z; numbers are written in
 // plain decimal notation; bool becomes TRUE or FALSE and nil NULL. Errors
 // never contain the SQL text or a value.
-func Bind(sql string, params map[string]any) (string, error) {
-	out, err := bind(sql, params)
+func Bind(sql string, params map[string]any) (*Statement, error) {
+	st, err := bind(sql, params)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return out, nil
+	return st, nil
 }
 
-func bind(sql string, params map[string]any) (string, *Error) {
+func bind(sql string, params map[string]any) (*Statement, *Error) {
 	st, err := check(sql)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for _, name := range st.Params {
 		if _, ok := params[name]; !ok {
-			return "", newError(paramPos(sql, name), ReasonMissingParameter, "a placeholder has no value in parameters")
+			return nil, newError(paramPos(sql, name), ReasonMissingParameter, "a placeholder has no value in parameters")
 		}
 	}
 	if len(params) > 0 {
@@ -47,12 +48,12 @@ func bind(sql string, params map[string]any) (string, *Error) {
 		}
 		for k := range params {
 			if !used[k] {
-				return "", newError(0, ReasonUnknownParameter, "parameters has a key that no placeholder uses")
+				return nil, newError(0, ReasonUnknownParameter, "parameters has a key that no placeholder uses")
 			}
 		}
 	}
 	if len(st.Params) == 0 {
-		return sql, nil
+		return st, nil
 	}
 
 	var b strings.Builder
@@ -63,7 +64,7 @@ func bind(sql string, params map[string]any) (string, *Error) {
 	for {
 		t, serr := s.next()
 		if serr != nil {
-			return "", serr // unreachable: check accepted sql
+			return nil, serr // unreachable: check accepted sql
 		}
 		if t.Kind == tokEOF {
 			break
@@ -74,7 +75,7 @@ func bind(sql string, params map[string]any) (string, *Error) {
 		name := t.Text[2 : len(t.Text)-2]
 		lit, lerr := literal(params[name])
 		if lerr != "" {
-			return "", newError(t.Pos, ReasonInvalidParameterValue, lerr)
+			return nil, newError(t.Pos, ReasonInvalidParameterValue, lerr)
 		}
 		b.WriteString(sql[last:t.Pos])
 		if t.Pos > last {
@@ -96,12 +97,12 @@ func bind(sql string, params map[string]any) (string, *Error) {
 
 	st2, err := check(out)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if len(st2.Params) != 0 || st2.Kind != st.Kind {
-		return "", newError(0, ReasonInvalidParameterValue, "bound statement changed shape") // unreachable
+		return nil, newError(0, ReasonInvalidParameterValue, "bound statement changed shape") // unreachable
 	}
-	return out, nil
+	return st2, nil
 }
 
 // needsGap reports whether a literal written next to byte c must be

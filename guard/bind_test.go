@@ -45,11 +45,12 @@ func TestBind(t *testing.T) {
 		{"SELECT * FROM t LIMIT %(n)s", map[string]any{"n": json.Number("10")}, "SELECT * FROM t LIMIT 10"},
 	}
 	for _, tt := range tests {
-		got, err := guard.Bind(tt.sql, tt.params)
+		st, err := guard.Bind(tt.sql, tt.params)
 		if err != nil {
 			t.Errorf("Bind(%q, %v) = %v", tt.sql, tt.params, err)
 			continue
 		}
+		got := st.SQL
 		if got != tt.want {
 			t.Errorf("Bind(%q, %v)\n got %q\nwant %q", tt.sql, tt.params, got, tt.want)
 		}

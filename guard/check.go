@@ -35,6 +35,9 @@ func (k Kind) String() string {
 
 // Statement describes an accepted statement.
 type Statement struct {
+	// SQL is the text that was checked: what Check was given, or what
+	// Bind produced. It is the text to send to Doris.
+	SQL  string
 	Kind Kind
 	// Keyword is the first keyword in upper case: SELECT, WITH, SHOW, DESC,
 	// DESCRIBE, EXPLAIN, or "(" for a parenthesised query.
@@ -60,7 +63,12 @@ func check(sql string) (*Statement, *Error) {
 		return nil, newError(MaxLen, ReasonTooLong, "SQL text is longer than 1 MiB")
 	}
 	c := checker{sc: scanner{src: sql}}
-	return c.run()
+	st, err := c.run()
+	if err != nil {
+		return nil, err
+	}
+	st.SQL = sql
+	return st, nil
 }
 
 // family selects the rule set applied to the body of a statement.

@@ -24,16 +24,16 @@ func ExampleCheck() {
 }
 
 func ExampleBind() {
-	sql, err := guard.Bind(
+	st, err := guard.Bind(
 		"SELECT * FROM orders WHERE o_custkey = %(key)s AND o_comment LIKE %(pattern)s",
 		map[string]any{"key": 42, "pattern": "%it's%"},
 	)
-	fmt.Println(sql, err)
+	fmt.Println(st.SQL, st.Kind, err)
 
 	_, err = guard.Bind("SELECT %(a)s", map[string]any{"a": 1, "b": 2})
 	fmt.Println(err)
 	// Output:
-	// SELECT * FROM orders WHERE o_custkey = 42 AND o_comment LIKE '%it''s%' <nil>
+	// SELECT * FROM orders WHERE o_custkey = 42 AND o_comment LIKE '%it''s%' Select <nil>
 	// guard: parameters has a key that no placeholder uses at byte 0
 }
 

@@ -92,7 +92,7 @@ func FuzzCheck(f *testing.F) {
 				params[name] = values[i%len(values)]
 			}
 		}
-		bound, err := guard.Bind(sql, params)
+		bst, err := guard.Bind(sql, params)
 		if err != nil {
 			var ge *guard.Error
 			if errors.As(err, &ge) && ge.Reason == guard.ReasonTooLong {
@@ -100,11 +100,12 @@ func FuzzCheck(f *testing.F) {
 			}
 			t.Fatalf("Bind(%q, %v) failed: %v", sql, params, err)
 		}
+		bound := bst.SQL
 		st2, err := guard.Check(bound)
 		if err != nil {
 			t.Fatalf("bound text %q of %q refused: %v", bound, sql, err)
 		}
-		if len(st2.Params) != 0 || st2.Kind != st.Kind {
+		if len(st2.Params) != 0 || st2.Kind != st.Kind || bst.Kind != st2.Kind || bst.SQL != st2.SQL || len(bst.Params) != 0 {
 			t.Fatalf("bound text %q changed shape: %+v vs %+v", bound, st2, st)
 		}
 	})
