@@ -174,11 +174,7 @@ func runHandler(ctx context.Context, h doris.Handler, c *doris.Call) (res *doris
 func classify(err error, ctx context.Context) (code, msg string, retryable bool, det errorDetails) {
 	var de *doris.Error
 	if errors.As(err, &de) {
-		det = errorDetails{ReasonCode: de.Reason, StatusCode: de.Status}
-		if de.Reason == "QUERY_READ_ONLY_VIOLATION" {
-			pos := de.Position
-			det.Position = &pos
-		}
+		det = errorDetails{ReasonCode: de.Reason, StatusCode: de.Status, Position: de.Position}
 		switch de.Kind {
 		case doris.KindArguments:
 			return CodeArgumentsInvalid, de.Message, false, det

@@ -61,7 +61,7 @@ func newFakeRuntime() *fakeRuntime {
 				return nil, &doris.Error{Kind: doris.KindFailed, Reason: "QUERY_BACKEND_UNAVAILABLE", Retryable: true, Status: 503, Message: "Doris dropped the connection",
 					Cause: errors.New("backend said: secret internal detail")}
 			case "write":
-				return nil, &doris.Error{Kind: doris.KindArguments, Reason: "QUERY_READ_ONLY_VIOLATION", Status: 400, Position: 0, Message: "refused by the read-only guard"}
+				return nil, &doris.Error{Kind: doris.KindArguments, Reason: "QUERY_READ_ONLY_VIOLATION", Status: 400, Position: new(int), Message: "refused by the read-only guard"}
 			case "panic":
 				panic("handler bug")
 			}

@@ -198,3 +198,22 @@ func nullable(t *textRows, row []sqlNullString, col string) any {
 	}
 	return nil
 }
+
+func (r *Runtime) catalogHandlers() map[string]Handler {
+	return map[string]Handler{
+		"doris_catalog.list_catalogs":     r.listCatalogs,
+		"doris_catalog.list_databases":    r.listDatabases,
+		"doris_catalog.list_tables":       r.listTables,
+		"doris_catalog.get_table_context": r.getTableContext,
+		"doris_catalog.get_table_size":    r.getTableSize,
+	}
+}
+
+// catalogProbeSQL are the SQL capability probes of doris_catalog.
+var catalogProbeSQL = map[string]string{
+	"catalog.show_catalogs":                 "SHOW CATALOGS",
+	"catalog.show_databases":                "SHOW DATABASES",
+	"catalog.information_schema_tables":     "SELECT 1 AS capability_probe FROM information_schema.tables LIMIT 1",
+	"catalog.information_schema_columns":    "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.columns LIMIT 1",
+	"catalog.information_schema_partitions": "SELECT PARTITION_NAME, TABLE_ROWS, DATA_LENGTH FROM information_schema.partitions LIMIT 1",
+}

@@ -183,3 +183,21 @@ func nilIfEmpty(s string, empty bool) any {
 	}
 	return s
 }
+
+func (r *Runtime) clusterHandlers() map[string]Handler {
+	return map[string]Handler{
+		"doris_cluster.list_cluster_nodes":       r.listClusterNodes,
+		"doris_cluster.get_runtime_capabilities": r.getRuntimeCapabilities,
+	}
+}
+
+// clusterProbeSQL are the SQL capability probes of doris_cluster.
+var clusterProbeSQL = map[string]string{
+	"cluster.current_queries":       `SHOW PROC "/current_queries"`,
+	"cluster.active_queries":        "SELECT * FROM information_schema.active_queries LIMIT 1",
+	"cluster.processlist":           "SHOW FULL PROCESSLIST",
+	"cluster.file_cache_statistics": "SELECT * FROM information_schema.file_cache_statistics LIMIT 1",
+	"cluster.compaction_tasks":      "SELECT * FROM information_schema.be_compaction_tasks LIMIT 1",
+	"cluster.workload_groups":       "SHOW WORKLOAD GROUPS",
+	"cluster.compute_groups":        "SHOW COMPUTE GROUPS",
+}

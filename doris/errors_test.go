@@ -130,3 +130,23 @@ func TestErrorKeepsCauseForLogs(t *testing.T) {
 		t.Fatalf("Error() %q / Message %q", e.Error(), e.Message)
 	}
 }
+
+// TestErrorIsByReason: errors compare by reason code, through wrapping,
+// and carry a position only when one is known.
+func TestErrorIsByReason(t *testing.T) {
+	err := fmt.Errorf("wrapped: %w", &Error{Reason: "QUERY_TIMEOUT", Kind: KindTimeout})
+	if !errors.Is(err, &Error{Reason: "QUERY_TIMEOUT"}) {
+		t.Fatal("errors.Is by reason failed through a wrap")
+	}
+	if errors.Is(err, &Error{Reason: "QUERY_CANCELLED"}) {
+		t.Fatal("errors.Is matched another reason")
+	}
+	if e := classify("QUERY", io.EOF, nil); e.Position != nil {
+		t.Fatalf("a failure without a position has Position %d", *e.Position)
+	}
+	_, gerr := guard.Check("DELETE FROM t")
+	de := guardError(gerr).(*Error)
+	if de.Position == nil || *de.Position != 0 {
+		t.Fatalf("guard refusal position = %v, want 0", de.Position)
+	}
+}

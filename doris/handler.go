@@ -86,9 +86,15 @@ type Error struct {
 	Retryable bool
 	Status    int // HTTP-like status: 400, 403, 404, 409, 429, 501, 502, 503, 504
 	Message   string
-	// Position is a byte offset into the SQL for guard refusals, or -1.
-	Position int
-	Cause    error
+	// Position is the byte offset into the caller's SQL that the failure
+	// points at (a guard refusal, a Doris syntax error), or nil.
+	Position *int
+	// Object names the catalog object Doris reported missing or invisible
+	// ("db.table", a column), when it named one. It is checked to be a
+	// plain identifier chain before it is kept, so it never carries
+	// backend text.
+	Object string
+	Cause  error
 }
 
 func (e *Error) Error() string {
@@ -99,3 +105,10 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Cause }
+
+// Is reports whether target is an *Error with the same Reason, so callers
+// write errors.Is(err, &doris.Error{Reason: "QUERY_TIMEOUT"}).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Reason == e.Reason
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"strconv"
 
@@ -14,21 +15,16 @@ import (
 
 // handlerTable binds children to their handlers. A child absent here is
 // reported by the catalog as HANDLER_NOT_BOUND: listed, never callable.
+// Each domain declares its own bindings beside its handlers.
 func (r *Runtime) handlerTable() map[string]Handler {
-	return map[string]Handler{
-		"doris_catalog.list_catalogs":            r.listCatalogs,
-		"doris_catalog.list_databases":           r.listDatabases,
-		"doris_catalog.list_tables":              r.listTables,
-		"doris_catalog.get_table_context":        r.getTableContext,
-		"doris_catalog.get_table_size":           r.getTableSize,
-		"doris_query.execute_query":              r.executeQuery,
-		"doris_query.explain_query":              r.explainQuery,
-		"doris_query.get_query_profile":          r.getQueryProfile,
-		"doris_query.diagnose_query_performance": r.diagnoseQueryPerformance,
-		"doris_query.list_slow_queries":          r.listSlowQueries,
-		"doris_cluster.list_cluster_nodes":       r.listClusterNodes,
-		"doris_cluster.get_runtime_capabilities": r.getRuntimeCapabilities,
+	t := map[string]Handler{}
+	for _, domain := range []map[string]Handler{
+		r.catalogHandlers(), r.queryHandlers(), r.clusterHandlers(), r.pipelineHandlers(),
+		r.searchHandlers(), r.governanceHandlers(), r.lakehouseHandlers(), r.semanticHandlers(),
+	} {
+		maps.Copy(t, domain)
 	}
+	return t
 }
 
 // decodeArgs decodes validated arguments into a typed struct. The schema

@@ -9,39 +9,21 @@ import (
 
 // probeSQL are the capability probes that are one bounded read. Each is
 // run at most once per capability generation and read to at most 64 rows.
-var probeSQL = map[string]string{
-	"catalog.show_catalogs":                 "SHOW CATALOGS",
-	"catalog.show_databases":                "SHOW DATABASES",
-	"catalog.information_schema_tables":     "SELECT 1 AS capability_probe FROM information_schema.tables LIMIT 1",
-	"catalog.information_schema_columns":    "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.columns LIMIT 1",
-	"catalog.information_schema_partitions": "SELECT PARTITION_NAME, TABLE_ROWS, DATA_LENGTH FROM information_schema.partitions LIMIT 1",
-	"query.explain":                         "EXPLAIN SELECT 1",
-	"query.audit_log":                       "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1",
-	"cluster.current_queries":               `SHOW PROC "/current_queries"`,
-	"cluster.active_queries":                "SELECT * FROM information_schema.active_queries LIMIT 1",
-	"cluster.processlist":                   "SHOW FULL PROCESSLIST",
-	"cluster.file_cache_statistics":         "SELECT * FROM information_schema.file_cache_statistics LIMIT 1",
-	"cluster.compaction_tasks":              "SELECT * FROM information_schema.be_compaction_tasks LIMIT 1",
-	"cluster.workload_groups":               "SHOW WORKLOAD GROUPS",
-	"cluster.compute_groups":                "SHOW COMPUTE GROUPS",
-	"pipeline.show_load":                    "SHOW LOAD LIMIT 1",
-	"pipeline.show_stream_load":             "SHOW STREAM LOAD LIMIT 1",
-	"pipeline.routine_load":                 "SHOW ALL ROUTINE LOAD",
-	"pipeline.insert_jobs":                  `SELECT * FROM jobs("type"="insert") LIMIT 1`,
-	"pipeline.mv_jobs":                      `SELECT * FROM jobs("type"="mv") LIMIT 1`,
-	"pipeline.mv_tasks":                     `SELECT * FROM tasks("type"="mv") LIMIT 1`,
-	"pipeline.audit_log":                    "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1",
-	"search.show_index":                     "SHOW INDEX FROM information_schema.tables",
-	"search.tokenize":                       `SELECT TOKENIZE('Doris search', '"parser"="english"')`,
-	"search.vector_functions":               "SELECT l2_distance_approximate([0.0], [0.0])",
-	"search.explain":                        "EXPLAIN SELECT 1",
-	"governance.information_schema":         "SELECT COLUMN_NAME FROM information_schema.columns LIMIT 1",
-	"governance.audit_log":                  "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1",
-	"governance.global_functions":           "SHOW GLOBAL FULL FUNCTIONS",
-	"governance.ldap_config":                "SHOW FRONTEND CONFIG LIKE 'ldap_authentication_enabled'",
-	"governance.lineage_plugin":             "SHOW FRONTEND CONFIG LIKE 'activate_lineage_plugin'",
-	"governance.role_mappings":              "SELECT * FROM information_schema.role_mappings LIMIT 1",
-	"lakehouse.show_catalogs":               "SHOW CATALOGS",
+// Each domain declares its own beside its handlers.
+var probeSQL = joinProbes(catalogProbeSQL, queryProbeSQL, clusterProbeSQL, pipelineProbeSQL,
+	searchProbeSQL, governanceProbeSQL, lakehouseProbeSQL)
+
+func joinProbes(sets ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, s := range sets {
+		for id, q := range s {
+			if _, dup := out[id]; dup {
+				panic("doris: probe " + id + " declared twice")
+			}
+			out[id] = q
+		}
+	}
+	return out
 }
 
 // probeHTTP are the probes that need the FE or BE web servers.

@@ -54,18 +54,15 @@ func (r *Runtime) limits(maxRows, timeoutMs *int) (rows int, timeout time.Durati
 	return rows, timeout, nil
 }
 
-// checkSQL runs the guard over caller SQL with its parameters and returns
-// the statement to send.
-func checkSQL(sqlText string, params map[string]any) (string, *guard.Statement, error) {
-	bound, err := guard.Bind(sqlText, params)
+// checkSQL runs the guard over caller SQL with its parameters, once, and
+// returns the checked statement to send. (The connection boundary checks
+// it again: that check is defence in depth, not a second opinion.)
+func checkSQL(sqlText string, params map[string]any) (*guard.Statement, error) {
+	st, err := guard.Bind(sqlText, params)
 	if err != nil {
-		return "", nil, guardError(err)
+		return nil, guardError(err)
 	}
-	st, err := guard.Check(bound)
-	if err != nil {
-		return "", nil, guardError(err)
-	}
-	return bound, st, nil
+	return st, nil
 }
 
 func guardError(err error) error {
@@ -78,7 +75,7 @@ func guardError(err error) error {
 	case "POSITIONAL_PARAMETER", "UNKNOWN_PARAMETER", "MISSING_PARAMETER", "INVALID_PARAMETER_VALUE":
 		reason = "PARAMETERS_INVALID"
 	}
-	return &Error{Kind: KindArguments, Reason: queryPrefix + "_" + reason, Status: 400, Position: ge.Pos,
+	return &Error{Kind: KindArguments, Reason: queryPrefix + "_" + reason, Status: 400, Position: &ge.Pos,
 		Message: "refused by the read-only guard (" + ge.Reason + "): " + ge.Msg, Cause: err}
 }
 
@@ -107,10 +104,11 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 			}
 		}
 	}
-	text, _, err := checkSQL(a.SQL, a.Parameters)
+	st, err := checkSQL(a.SQL, a.Parameters)
 	if err != nil {
 		return nil, err
 	}
+	text := st.SQL
 	rt, err := r.route(c.Identity)
 	if err != nil {
 		return nil, err
@@ -177,21 +175,33 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 			"or raise %s up to the server's ceiling.", plural(maxRows, "row", "rows"), rowsArg, rowsArg))
 	}
 	if len(names) > 0 && hasDuplicateNames(data.Columns) {
-		warnings = append(warnings, "Some columns share a name; in rows they are keyed name, name_2, name_3, ... in column order.")
+		warnings = append(warnings, "Some columns share a name; in rows a repeated name is keyed with the first suffix _2, _3, ... that no other column uses.")
 	}
 	return data, warnings, nil
 }
 
-// uniqueNames keys rows by column name, suffixing repeats (a, a_2, a_3).
+// uniqueNames keys rows by column name. The first column of a name keeps
+// it; a repeat gets the first suffix _2, _3, ... that no column of the
+// result uses, so "a, a, a_2" becomes "a, a_3, a_2", never a duplicate.
 func uniqueNames(cols []column) []string {
-	seen := map[string]int{}
+	taken := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		taken[c.Name] = true
+	}
+	first := make(map[string]bool, len(cols))
 	out := make([]string, len(cols))
 	for i, c := range cols {
-		seen[c.Name]++
-		if n := seen[c.Name]; n > 1 {
-			out[i] = c.Name + "_" + strconv.Itoa(n)
-		} else {
+		if !first[c.Name] {
+			first[c.Name] = true
 			out[i] = c.Name
+			continue
+		}
+		for n := 2; ; n++ {
+			if cand := c.Name + "_" + strconv.Itoa(n); !taken[cand] {
+				taken[cand] = true
+				out[i] = cand
+				break
+			}
 		}
 	}
 	return out
@@ -206,4 +216,20 @@ func hasDuplicateNames(cols []column) bool {
 		seen[c.Name] = true
 	}
 	return false
+}
+
+func (r *Runtime) queryHandlers() map[string]Handler {
+	return map[string]Handler{
+		"doris_query.execute_query":              r.executeQuery,
+		"doris_query.explain_query":              r.explainQuery,
+		"doris_query.get_query_profile":          r.getQueryProfile,
+		"doris_query.diagnose_query_performance": r.diagnoseQueryPerformance,
+		"doris_query.list_slow_queries":          r.listSlowQueries,
+	}
+}
+
+// queryProbeSQL are the SQL capability probes of doris_query.
+var queryProbeSQL = map[string]string{
+	"query.explain":   "EXPLAIN SELECT 1",
+	"query.audit_log": "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1",
 }

@@ -124,3 +124,34 @@ func TestAppendValueAllocations(t *testing.T) {
 		t.Fatalf("%v allocations per row", allocs)
 	}
 }
+
+// TestUniqueNames: rows never carry two members of one name, whatever the
+// column names are; the first column of a name keeps it.
+func TestUniqueNames(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a", "a"},
+		{"a,b", "a,b"},
+		{"a,a", "a,a_2"},
+		{"a,a,a", "a,a_2,a_3"},
+		{"a,a,a_2", "a,a_3,a_2"},
+		{"a_2,a,a", "a_2,a,a_3"},
+		{"a,a,a_2,a_2", "a,a_3,a_2,a_2_2"},
+		{"x,x_2,x,x_3,x", "x,x_2,x_4,x_3,x_5"},
+	} {
+		var cols []column
+		for _, n := range strings.Split(tc.in, ",") {
+			cols = append(cols, column{Name: n})
+		}
+		got := uniqueNames(cols)
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("uniqueNames(%s) = %s, want %s", tc.in, strings.Join(got, ","), tc.want)
+		}
+		seen := map[string]bool{}
+		for _, n := range got {
+			if seen[n] {
+				t.Errorf("uniqueNames(%s) repeats %q", tc.in, n)
+			}
+			seen[n] = true
+		}
+	}
+}
