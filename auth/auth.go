@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/netip"
 	"slices"
 	"strings"
@@ -34,13 +35,48 @@ type Identity struct {
 	// global service account is "global". A request never falls back to a
 	// route other than its own.
 	Route string
+	// Credential is the Doris account of a route of the identity's own (a
+	// token bound to its own account, or a person signed in with their
+	// Doris account). nil means the global service account, which only the
+	// "global" route may use. It never appears in logs or handles, and
+	// only its user and addresses enter the fingerprint.
+	Credential *Credential
 	// Grants are the principal's child permissions, e.g.
 	// "child:call:doris_query:execute_query" or
 	// "child:discover:doris_catalog:list_tables". A nil slice means the
 	// principal has no child restrictions and may discover and call every
 	// child the operator enabled.
 	Grants []string
+	// Scopes are the MCP operations the principal may perform: "tool:list"
+	// (which also covers calling a domain tool), "resource:list",
+	// "resource:read", "prompt:list", "prompt:get", "semantic:read". A nil
+	// slice means every operation.
+	Scopes []string
 }
+
+// Credential is a Doris account of a route of its own.
+type Credential struct {
+	User     string
+	Password string `json:"-"`
+	// Addrs are the FE query addresses (host:port) of the route, in
+	// failover order; empty means the configured FEs.
+	Addrs []string
+	// Database is the route's session database; empty means the
+	// configured DORIS_DATABASE.
+	Database string
+}
+
+// String never shows the password, so a credential printed by mistake
+// leaks nothing.
+func (c *Credential) String() string {
+	if c == nil {
+		return "<nil>"
+	}
+	return "auth.Credential{User:" + c.User + ", Password:<redacted>}"
+}
+
+// LogValue keeps the password out of structured logs.
+func (c *Credential) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 // Anonymous is the local principal: stdio, or HTTP on a loopback bind with
 // no authentication configured.
@@ -51,17 +87,28 @@ func Anonymous() Identity {
 // Fingerprint is a stable digest of everything that decides what the
 // identity may see and do. State handles bind it, so a handle minted for one
 // principal never opens for another. It excludes session ids, client
-// addresses, bearer values and timing (ADR 0002).
+// addresses, bearer values, passwords and timing (ADR 0002).
 func (id Identity) Fingerprint() string {
 	grants := slices.Clone(id.Grants)
 	slices.Sort(grants)
+	scopes := slices.Clone(id.Scopes)
+	slices.Sort(scopes)
+	var dorisUser string
+	var addrs []string
+	if id.Credential != nil {
+		dorisUser, addrs = id.Credential.User, id.Credential.Addrs
+	}
 	b, _ := json.Marshal(struct {
-		Method  string   `json:"method"`
-		Subject string   `json:"subject"`
-		Route   string   `json:"route"`
-		Grants  []string `json:"grants"`
-		All     bool     `json:"all"`
-	}{id.Method, id.Subject, id.Route, grants, id.Grants == nil})
+		Method    string   `json:"method"`
+		Subject   string   `json:"subject"`
+		Route     string   `json:"route"`
+		Grants    []string `json:"grants"`
+		All       bool     `json:"all"`
+		Scopes    []string `json:"scopes"`
+		AllOps    bool     `json:"all_ops"`
+		DorisUser string   `json:"doris_user"`
+		Addrs     []string `json:"addrs"`
+	}{id.Method, id.Subject, id.Route, grants, id.Grants == nil, scopes, id.Scopes == nil, dorisUser, addrs})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -83,6 +130,26 @@ func (id Identity) CanCall(domain, child string) bool {
 	}
 	return slices.Contains(id.Grants, "child:call:"+domain+":"+child)
 }
+
+// Can reports whether the identity may perform the MCP operation scope
+// (e.g. "tool:list", "resource:read").
+func (id Identity) Can(scope string) bool {
+	return id.Scopes == nil || slices.Contains(id.Scopes, scope)
+}
+
+// Error is a request refused by authentication or authorization: Status
+// is 401 (no, bad or expired credential) or 403 (valid, but lacking a
+// scope); Challenge is the WWW-Authenticate value to send with it; Code
+// (an RFC 6750 error code such as "invalid_token") and Description are
+// safe to show the client and never carry the credential.
+type Error struct {
+	Status      int
+	Code        string
+	Description string
+	Challenge   string
+}
+
+func (e *Error) Error() string { return "auth: " + e.Code + ": " + e.Description }
 
 type ctxKey struct{}
 

@@ -148,7 +148,7 @@ func (c *capabilities) base(ctx context.Context, rt *route, e *capEntry) (*gener
 		if e.gen != nil && c.r.now().Sub(e.gen.snap.TakenAt) < c.r.cfg.CapabilityTTL+c.r.cfg.StaleGrace {
 			return e.gen, staleOf(e.gen.snap)
 		}
-		return nil, &Snapshot{Route: rt.key, Unavailable: ReasonSnapshotUnavailable,
+		return nil, &Snapshot{Route: rt.name, Unavailable: ReasonSnapshotUnavailable,
 			Detail: "the request ended before Doris answered the capability checks"}
 	}
 }
@@ -237,7 +237,7 @@ func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g 
 func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ProbeTimeout)
 	defer cancel()
-	s := &Snapshot{Route: rt.key, TakenAt: r.now(), Mode: "integrated", Providers: r.providers()}
+	s := &Snapshot{Route: rt.name, TakenAt: r.now(), Mode: "integrated", Providers: r.providers()}
 	rows, err := r.internalText(ctx, rt, "SELECT @@version_comment", 1, "DORIS")
 	if err != nil {
 		s.Unavailable, s.Detail = unavailableReason(err)

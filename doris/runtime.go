@@ -12,7 +12,9 @@ package doris
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,11 +52,14 @@ type Runtime struct {
 // route is one identity's way into Doris: its own pool, never shared with
 // another identity.
 type route struct {
-	key       string
+	key       string // the pool's key: name, plus a digest of an own credential
+	name      string // the identity's route name, shown in capability evidence
 	user      string
 	password  string
 	db        *sql.DB
 	connector *connector
+	own       bool      // an identity's own account, not the global one
+	lastUsed  time.Time // guarded by Runtime.mu
 }
 
 // Open prepares the runtime. It does not connect: a server started while
@@ -94,35 +99,97 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 	return r, nil
 }
 
-// route returns the identity's route. Only the global service-account
-// route exists in this build; an identity bound to another route gets an
-// error, never the global pool.
+// route returns the identity's route: the global service account for the
+// "global" route, else a pool of the identity's own Doris account. An
+// identity bound to a route of its own but without its credential gets an
+// error, never the global pool: a request never falls back to a more
+// privileged account.
+//
+// Pools of own-account routes are keyed by the route and a digest of the
+// credential, so a changed password opens a new pool; pools unused for
+// routeIdleTimeout are closed, and at most maxRoutes exist at once.
 func (r *Runtime) route(id auth.Identity) (*route, error) {
-	key := id.Route
-	if key == "" {
-		key = "global"
+	name := id.Route
+	if name == "" {
+		name = "global"
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if rt, ok := r.routes[key]; ok {
-		return rt, nil
-	}
-	if key != "global" {
+	if name == "global" && id.Credential != nil || name != "global" && id.Credential == nil {
 		return nil, &Error{Kind: KindFailed, Reason: "ROUTE_UNAVAILABLE", Status: 403,
 			Message: "no Doris route is configured for this identity"}
 	}
-	c, err := newConnector(&r.cfg, r.cfg.User, r.cfg.Password, r.log)
+	key := name
+	if id.Credential != nil {
+		key = name + "#" + credentialDigest(id.Credential)
+	}
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rt, ok := r.routes[key]; ok {
+		rt.lastUsed = now
+		return rt, nil
+	}
+	r.evictRoutesLocked(now)
+	cfg := r.cfg
+	user, password := cfg.User, cfg.Password
+	if c := id.Credential; c != nil {
+		if len(r.routes) >= maxRoutes {
+			return nil, &Error{Kind: KindFailed, Reason: "ROUTE_CAPACITY_EXHAUSTED", Status: 503, Retryable: true,
+				Message: "the server holds connection pools for too many accounts at once; retry shortly"}
+		}
+		user, password = c.User, c.Password
+		if len(c.Addrs) > 0 {
+			cfg.Host, cfg.Hosts = "", c.Addrs
+		}
+		if c.Database != "" {
+			cfg.Database = c.Database
+		}
+	}
+	conn, err := newConnector(&cfg, user, password, r.log)
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(r.cfg.MaxConnections)
-	db.SetMaxIdleConns(min(r.cfg.MaxConnections, 8))
-	db.SetConnMaxLifetime(r.cfg.MaxConnectionAge)
-	db.SetConnMaxIdleTime(r.cfg.HealthCheckInterval)
-	rt := &route{key: key, user: r.cfg.User, password: r.cfg.Password, db: db, connector: c}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(cfg.MaxConnections)
+	db.SetConnMaxLifetime(cfg.MaxConnectionAge)
+	if id.Credential == nil {
+		db.SetMaxIdleConns(min(cfg.MaxConnections, 8))
+		db.SetConnMaxIdleTime(cfg.HealthCheckInterval)
+	} else {
+		// A person's pool is used in bursts: keep little idle.
+		db.SetMaxIdleConns(2)
+		db.SetConnMaxIdleTime(min(cfg.HealthCheckInterval, time.Minute))
+	}
+	rt := &route{key: key, name: name, user: user, password: password, db: db, connector: conn, lastUsed: now, own: id.Credential != nil}
 	r.routes[key] = rt
 	return rt, nil
+}
+
+// Bounds on own-account routes.
+const (
+	maxRoutes        = 1024
+	routeIdleTimeout = 15 * time.Minute
+)
+
+// evictRoutesLocked closes own-account pools unused for routeIdleTimeout,
+// and drops their capability evidence. The global route stays.
+func (r *Runtime) evictRoutesLocked(now time.Time) {
+	for key, rt := range r.routes {
+		if rt.own && now.Sub(rt.lastUsed) > routeIdleTimeout {
+			delete(r.routes, key)
+			r.caps.invalidate(key)
+			go rt.db.Close() // waits for connections in use to be returned
+		}
+	}
+}
+
+// credentialDigest identifies a credential without keeping it readable.
+func credentialDigest(c *auth.Credential) string {
+	h := sha256.New()
+	for _, part := range append([]string{c.User, c.Password, c.Database}, c.Addrs...) {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // Close closes every pool.
@@ -158,14 +225,6 @@ func (r *Runtime) Snapshot(ctx context.Context, id auth.Identity, probes []strin
 		return &Snapshot{Route: id.Route, Unavailable: "ROUTE_UNAVAILABLE", Detail: "no Doris route is configured for this identity"}
 	}
 	return r.caps.snapshot(ctx, rt, probes)
-}
-
-// Invalidate drops the cached capability evidence of the identity's route,
-// so the next discovery takes it afresh.
-func (r *Runtime) Invalidate(id auth.Identity) {
-	if rt, err := r.route(id); err == nil {
-		r.caps.invalidate(rt.key)
-	}
 }
 
 func (r *Runtime) String() string { return fmt.Sprintf("doris.Runtime(%v)", r.cfg.addrs()) }

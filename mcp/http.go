@@ -31,6 +31,15 @@ type HTTPOptions struct {
 	Ready func(ctx context.Context) error
 	// ReadyTimeout bounds Ready (default 2 s).
 	ReadyTimeout time.Duration
+	// Identify authenticates a request to an MCP endpoint before its body
+	// is read: the identity to serve it as, or an error. An *auth.Error is
+	// answered with its status and WWW-Authenticate challenge; any other
+	// error with 401. nil serves every request as auth.Anonymous().
+	Identify func(r *http.Request) (auth.Identity, error)
+	// Mount adds handlers beside the MCP endpoints (OAuth metadata and
+	// endpoints, sign-in pages), keyed by http.ServeMux pattern. They get
+	// no Host/Origin check from this package: each does its own.
+	Mount map[string]http.Handler
 }
 
 // Handler returns the HTTP handler of the server: POST /mcp (MCP
@@ -44,6 +53,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, modern) })
 	if o.Legacy {
 		mux.HandleFunc("/mcp/legacy", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, legacy) })
+	}
+	for pattern, h := range o.Mount {
+		mux.Handle(pattern, h)
 	}
 	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "alive", "service": s.info.Name, "version": s.info.Version,
@@ -128,10 +140,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 	} else {
 		c.meta, _ = readMeta(req.Params) // only progressToken matters
 	}
+	c.id = auth.Anonymous()
+	if o.Identify != nil {
+		id, err := o.Identify(r)
+		if err != nil {
+			s.refuseAuth(w, r, id, err)
+			return
+		}
+		c.id = id
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	c.ctx = auth.WithIdentity(ctx, auth.Anonymous())
-	c.id = auth.Anonymous()
+	c.ctx = auth.WithIdentity(ctx, c.id)
 
 	if req.Notification {
 		s.serve(c)
@@ -369,6 +389,26 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, id I
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, "mcp request refused", attrs...)
 	writeRPCError(w, status, id, e)
+}
+
+// refuseAuth answers a request whose credential was refused: the status
+// and challenge of an *auth.Error (401 otherwise), and a JSON-RPC error
+// body without the id, since the body was never read.
+func (s *Server) refuseAuth(w http.ResponseWriter, r *http.Request, _ auth.Identity, err error) {
+	status, msg := http.StatusUnauthorized, "authentication required"
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		if ae.Status != 0 {
+			status = ae.Status
+		}
+		if ae.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", ae.Challenge)
+		}
+		if ae.Description != "" {
+			msg = ae.Description
+		}
+	}
+	s.refuse(w, r, status, ID{}, errorf(CodeInvalidRequest, "%s", msg))
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id ID, e *Error) {

@@ -1,0 +1,95 @@
+package doris_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+)
+
+// TestOwnAccountRoutes: an identity with a Doris account of its own runs
+// on a pool of that account, so Doris's grants for that account decide
+// what it sees; an identity bound to a route of its own without a
+// credential, or with a wrong one, gets an error and never the global
+// service account.
+func TestOwnAccountRoutes(t *testing.T) {
+	in := mariadb.SharedFor(t)
+	ctx := context.Background()
+	if err := in.Exec(ctx,
+		"CREATE USER IF NOT EXISTS 'route_narrow'@'%' IDENTIFIED BY 'narrow-pw-1'",
+		"GRANT SELECT ON demo.customers TO 'route_narrow'@'%'",
+		"GRANT SELECT ON __internal_schema.* TO 'route_narrow'@'%'",
+		"GRANT SELECT ON __doris_sim.* TO 'route_narrow'@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Exec(context.Background(), "DROP USER IF EXISTS 'route_narrow'@'%'") })
+	users := in.UserMap()
+	users["route_narrow"] = "narrow-pw-1"
+	s, err := sim.Start(ctx, sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(), Users: users, Profile: "3.0", Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := &env{t: t, db: in, sim: s, id: auth.Anonymous()}
+	e.cfg = simConfig(t, s, envOpts{})
+	e.open()
+
+	tables := func(id auth.Identity) (names []string, ev *envelope) {
+		e.id = id
+		ev = e.call("doris_catalog", "list_tables", map[string]any{"database": "demo"})
+		if ev.Mode != "result" {
+			return nil, ev
+		}
+		var c struct {
+			Items []struct {
+				Name string `json:"name"`
+			} `json:"items"`
+		}
+		ev.decode(t, &c)
+		for _, it := range c.Items {
+			names = append(names, it.Name)
+		}
+		return names, ev
+	}
+	global, _ := tables(auth.Anonymous())
+	narrowID := auth.Identity{Method: "test", Subject: "narrow", Route: "person:route_narrow",
+		Credential: &auth.Credential{User: "route_narrow", Password: "narrow-pw-1"}}
+	narrow, ev := tables(narrowID)
+	if len(global) < 4 || len(narrow) != 1 || narrow[0] != "customers" {
+		t.Fatalf("global sees %v, the narrow account sees %v (%s); want all demo tables vs only customers", global, narrow, ev.raw)
+	}
+	e.id = narrowID
+	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
+	if ev.Error.Details.ReasonCode != "QUERY_PERMISSION_DENIED" {
+		t.Fatalf("the narrow account read orders: %s", ev.raw)
+	}
+	e.id = auth.Anonymous()
+	e.ok("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
+
+	// A route of its own without its credential: unavailable, not global.
+	e.id = auth.Identity{Method: "test", Subject: "lost", Route: "person:lost"}
+	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "ROUTE_UNAVAILABLE" {
+		t.Fatalf("a route without a credential: %s", ev.raw)
+	}
+	// A wrong password: authentication fails, nothing runs as anyone else.
+	e.id = auth.Identity{Method: "test", Subject: "narrow", Route: "person:route_narrow",
+		Credential: &auth.Credential{User: "route_narrow", Password: "wrong"}}
+	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "DORIS_AUTHENTICATION_FAILED" {
+		t.Fatalf("a wrong own password: %s", ev.raw)
+	}
+	// The global route cannot be given a credential.
+	e.id = auth.Identity{Method: "test", Route: "global", Credential: &auth.Credential{User: "root"}}
+	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "ROUTE_UNAVAILABLE" {
+		t.Fatalf("global route with a credential: %s", ev.raw)
+	}
+	if b, _ := json.Marshal(narrowID); strings.Contains(string(b), "narrow-pw-1") {
+		t.Fatalf("an Identity marshals its password: %s", b)
+	}
+}
