@@ -1,0 +1,459 @@
+// Package schema validates JSON documents against the subset of JSON Schema
+// 2020-12 the tool contract is written in, in one pass over the document's
+// bytes.
+//
+// The catalog validates every child's arguments on every call: it is a
+// security boundary, and it sits on the hot path. A general validator
+// decodes the document into Go values and evaluates every keyword through
+// several layers of generic machinery; this one compiles each schema once
+// into a small tree of checks and walks the argument bytes in place,
+// decoding only the scalars it compares. It supports exactly the keywords
+// the contract uses (type, enum, const, the length, range, size and
+// uniqueness bounds, pattern, properties, additionalProperties, required,
+// propertyNames, dependentRequired, items, allOf, anyOf, oneOf, not,
+// if/then/else, and the annotations) and refuses to compile a schema with
+// any other keyword, so it can never silently ignore a constraint.
+// Its verdicts are checked against github.com/kaptinlin/jsonschema, a
+// complete implementation, by differential tests and fuzzing.
+//
+// Violations name where and which keyword failed, and say why in words
+// that name the argument and the bound, never the offending value.
+//
+// The package also exposes the in-place JSON walk it is built on (Members,
+// Elements, Str, Num, KindOf) for the protocol layer's own decoding.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Schema is a compiled schema. It is immutable and safe for concurrent use.
+type Schema struct {
+	root *node
+}
+
+// node is one compiled (sub)schema.
+type node struct {
+	never bool // the false schema
+
+	types   typeSet // 0: any type
+	enum    []any   // decoded JSON values
+	hasEnum bool
+	konst   any
+	isConst bool
+
+	minLength, maxLength int // -1 when absent
+	pattern              *regexp.Regexp
+	patternSrc           string
+
+	minimum, maximum       *float64
+	exclMinimum, exclMaxim *float64
+	multipleOf             *float64
+
+	minItems, maxItems int
+	uniqueItems        bool
+	items              *node
+
+	properties    map[string]*node
+	propOrder     []string
+	required      []string
+	additional    *node // nil: any
+	propertyNames *node
+	minProps      int
+	maxProps      int
+	depRequired   map[string][]string
+
+	allOf, anyOf, oneOf []*node
+	not                 *node
+	ifN, thenN, elseN   *node
+}
+
+type typeSet uint8
+
+const (
+	tNull typeSet = 1 << iota
+	tBool
+	tInteger
+	tNumber // includes integers
+	tString
+	tArray
+	tObject
+)
+
+var typeNames = map[string]typeSet{"null": tNull, "boolean": tBool, "integer": tInteger, "number": tNumber,
+	"string": tString, "array": tArray, "object": tObject}
+
+// annotations are keywords that carry no assertion.
+var annotations = map[string]bool{"description": true, "title": true, "default": true, "examples": true,
+	"$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true, "format": true}
+
+// Compile compiles a schema document. It fails on malformed JSON, on a
+// malformed keyword and on any keyword it does not implement.
+func Compile(doc []byte) (*Schema, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	root, err := compile(v, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{root: root}, nil
+}
+
+// MustCompile is Compile for literal schemas known to be valid.
+func MustCompile(doc string) *Schema {
+	s, err := Compile([]byte(doc))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func compile(v any, at string) (*node, error) {
+	switch t := v.(type) {
+	case bool:
+		return &node{never: !t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}, nil
+	case map[string]any:
+	default:
+		return nil, fmt.Errorf("schema: %s: a schema must be an object or a boolean", orRoot(at))
+	}
+	m := v.(map[string]any)
+	n := &node{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+	fail := func(kw, why string) error { return fmt.Errorf("schema: %s/%s: %s", orRoot(at), kw, why) }
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, kw := range keys {
+		val := m[kw]
+		var err error
+		switch kw {
+		case "type":
+			n.types, err = compileTypes(val)
+		case "enum":
+			arr, ok := val.([]any)
+			if !ok {
+				return nil, fail(kw, "must be an array")
+			}
+			n.enum, n.hasEnum = arr, true
+		case "const":
+			n.konst, n.isConst = val, true
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+			var k int
+			if k, err = nonNegative(val); err == nil {
+				switch kw {
+				case "minLength":
+					n.minLength = k
+				case "maxLength":
+					n.maxLength = k
+				case "minItems":
+					n.minItems = k
+				case "maxItems":
+					n.maxItems = k
+				case "minProperties":
+					n.minProps = k
+				case "maxProperties":
+					n.maxProps = k
+				}
+			}
+		case "pattern":
+			s, ok := val.(string)
+			if !ok {
+				return nil, fail(kw, "must be a string")
+			}
+			if n.pattern, err = regexp.Compile(s); err == nil {
+				n.patternSrc = s
+			}
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			var f float64
+			if f, err = number(val); err == nil {
+				switch kw {
+				case "minimum":
+					n.minimum = &f
+				case "maximum":
+					n.maximum = &f
+				case "exclusiveMinimum":
+					n.exclMinimum = &f
+				case "exclusiveMaximum":
+					n.exclMaxim = &f
+				case "multipleOf":
+					if f <= 0 {
+						return nil, fail(kw, "must be positive")
+					}
+					n.multipleOf = &f
+				}
+			}
+		case "uniqueItems":
+			b, ok := val.(bool)
+			if !ok {
+				return nil, fail(kw, "must be a boolean")
+			}
+			n.uniqueItems = b
+		case "items":
+			n.items, err = compile(val, at+"/items")
+		case "properties":
+			pm, ok := val.(map[string]any)
+			if !ok {
+				return nil, fail(kw, "must be an object")
+			}
+			n.properties = make(map[string]*node, len(pm))
+			for name, ps := range pm {
+				if n.properties[name], err = compile(ps, at+"/properties/"+name); err != nil {
+					return nil, err
+				}
+				n.propOrder = append(n.propOrder, name)
+			}
+			sort.Strings(n.propOrder)
+		case "required":
+			n.required, err = stringList(val)
+		case "additionalProperties":
+			n.additional, err = compile(val, at+"/additionalProperties")
+		case "propertyNames":
+			n.propertyNames, err = compile(val, at+"/propertyNames")
+		case "dependentRequired":
+			dm, ok := val.(map[string]any)
+			if !ok {
+				return nil, fail(kw, "must be an object")
+			}
+			n.depRequired = map[string][]string{}
+			for name, list := range dm {
+				if n.depRequired[name], err = stringList(list); err != nil {
+					return nil, fail(kw, err.Error())
+				}
+			}
+		case "allOf", "anyOf", "oneOf":
+			arr, ok := val.([]any)
+			if !ok || len(arr) == 0 {
+				return nil, fail(kw, "must be a non-empty array")
+			}
+			list := make([]*node, len(arr))
+			for i, s := range arr {
+				if list[i], err = compile(s, at+"/"+kw+"/"+strconv.Itoa(i)); err != nil {
+					return nil, err
+				}
+			}
+			switch kw {
+			case "allOf":
+				n.allOf = list
+			case "anyOf":
+				n.anyOf = list
+			case "oneOf":
+				n.oneOf = list
+			}
+		case "not":
+			n.not, err = compile(val, at+"/not")
+		case "if":
+			n.ifN, err = compile(val, at+"/if")
+		case "then":
+			n.thenN, err = compile(val, at+"/then")
+		case "else":
+			n.elseN, err = compile(val, at+"/else")
+		case "$schema", "$id":
+		default:
+			if !annotations[kw] {
+				return nil, fail(kw, "keyword not supported by this validator")
+			}
+		}
+		if err != nil {
+			return nil, fail(kw, err.Error())
+		}
+	}
+	return n, nil
+}
+
+func orRoot(at string) string {
+	if at == "" {
+		return "#"
+	}
+	return "#" + at
+}
+
+func compileTypes(v any) (typeSet, error) {
+	var names []any
+	switch t := v.(type) {
+	case string:
+		names = []any{t}
+	case []any:
+		names = t
+	default:
+		return 0, fmt.Errorf("must be a string or an array of strings")
+	}
+	var ts typeSet
+	for _, x := range names {
+		s, _ := x.(string)
+		bit, ok := typeNames[s]
+		if !ok {
+			return 0, fmt.Errorf("unknown type %q", s)
+		}
+		ts |= bit
+	}
+	return ts, nil
+}
+
+func nonNegative(v any) (int, error) {
+	f, err := number(v)
+	if err != nil || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, fmt.Errorf("must be a non-negative integer")
+	}
+	return int(f), nil
+}
+
+func number(v any) (float64, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("must be a number")
+	}
+	return n.Float64()
+}
+
+func stringList(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("must be an array of strings")
+	}
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("must be an array of strings")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Violation is one way a document fails its schema: where (a JSON
+// Pointer into the document), which keyword, and why in words that name
+// the member and the bound but never repeat the document's values.
+type Violation struct {
+	InstancePath string `json:"instancePath"`
+	Keyword      string `json:"keyword"`
+	Message      string `json:"message,omitempty"`
+}
+
+// Limits bound the work one document may cause, whatever its schema says.
+type Limits struct {
+	MaxDepth int // nesting of objects and arrays
+	MaxNodes int // values in all
+}
+
+// Validate checks doc, which must be well-formed JSON, against s and
+// returns at most max violations (all of them when max <= 0), sorted by
+// path and keyword. nil means valid.
+func (s *Schema) Validate(doc []byte, lim Limits, max int) []Violation {
+	if !utf8.Valid(doc) {
+		return []Violation{{Keyword: "json", Message: "the document is not valid UTF-8"}}
+	}
+	if depth, nodes := measure(doc); lim.MaxDepth > 0 && depth > lim.MaxDepth {
+		return []Violation{{Keyword: "maxDepth", Message: fmt.Sprintf("the document is nested deeper than %d levels", lim.MaxDepth)}}
+	} else if lim.MaxNodes > 0 && nodes > lim.MaxNodes {
+		return []Violation{{Keyword: "maxNodes", Message: fmt.Sprintf("the document holds more than %d values", lim.MaxNodes)}}
+	}
+	var v validator
+	v.check(s.root, doc, "", 1)
+	if v.syntax {
+		return []Violation{{Keyword: "json", Message: "the document is not well-formed JSON"}}
+	}
+	if len(v.out) == 0 {
+		return nil
+	}
+	sort.SliceStable(v.out, func(i, j int) bool {
+		if v.out[i].InstancePath != v.out[j].InstancePath {
+			return v.out[i].InstancePath < v.out[j].InstancePath
+		}
+		return v.out[i].Keyword < v.out[j].Keyword
+	})
+	v.out = slices.CompactFunc(v.out, func(a, b Violation) bool { return a == b })
+	if max > 0 && len(v.out) > max {
+		v.out = v.out[:max]
+	}
+	return v.out
+}
+
+// Valid reports whether doc satisfies s.
+func (s *Schema) Valid(doc []byte) bool {
+	if !utf8.Valid(doc) {
+		return false
+	}
+	v := validator{quick: true}
+	return v.check(s.root, doc, "", 1) && !v.syntax
+}
+
+type validator struct {
+	out    []Violation
+	quick  bool // stop at the first failure, record nothing
+	syntax bool
+}
+
+func (v *validator) fail(path, kw, msg string) bool {
+	if !v.quick {
+		v.out = append(v.out, Violation{InstancePath: path, Keyword: kw, Message: msg})
+	}
+	return false
+}
+
+// sub evaluates n against doc in a scratch validator (for anyOf, oneOf,
+// not, if): only the verdict matters there.
+func (v *validator) sub(n *node, doc []byte, path string, depth int) bool {
+	w := validator{quick: true}
+	ok := w.check(n, doc, path, depth)
+	if w.syntax {
+		v.syntax = true
+	}
+	return ok
+}
+
+// measure returns the nesting depth of doc and about how many values it
+// holds (containers, plus one per element or member), in one byte scan
+// that knows strings.
+func measure(doc []byte) (depth, nodes int) {
+	d := 0
+	for i := 0; i < len(doc); i++ {
+		switch doc[i] {
+		case '"':
+			e, err := stringEnd(doc, i)
+			if err != nil {
+				return depth, nodes
+			}
+			i = e - 1
+		case '{', '[':
+			d++
+			nodes++
+			depth = max(depth, d)
+		case '}', ']':
+			d--
+		case ',':
+			nodes++
+		}
+	}
+	return depth, nodes + 1
+}
+
+// label names the member at path for a message: "sql", "filters.x",
+// "the arguments" at the root.
+func label(path string) string {
+	if path == "" {
+		return "the arguments"
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(path, "/"), "/", "."), "~1", "/")
+}
+
+func pointer(path, name string) string {
+	if strings.ContainsAny(name, "~/") {
+		name = strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+	}
+	return path + "/" + name
+}
