@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
@@ -67,7 +68,9 @@ type Config struct {
 	Enabled, Disabled []string
 	// Handles signs page cursors of collection children.
 	Handles *handle.Signer
-	// Logger receives the audit line of every call (argument names only).
+	// Logger receives contract defects and result-validation failures;
+	// the invocation log line of a call is the protocol layer's, from
+	// ToolResult.Call.
 	Logger *slog.Logger
 	// Now is the clock (manifest generated_at, durations); nil: time.Now.
 	Now func() time.Time
@@ -76,6 +79,11 @@ type Config struct {
 	CallTimeout time.Duration
 	// MaxResources bounds resources/list (tables listed as resources).
 	MaxResources int
+	// ValidateResults checks every child result against its output
+	// schema before it is sent (MCP_VALIDATE_RESULTS). The tests and CI
+	// run with it on; in production a result is the server's own output,
+	// so it is off unless asked for.
+	ValidateResults bool
 }
 
 // Surface is the compiled contract served to the protocol layer. It is
@@ -87,8 +95,11 @@ type Surface struct {
 	now      func() time.Time
 	domains  []*compiledDomain
 	byTool   map[string]toolTarget // MCP tool name -> domain or child
-	tools    []Tool                // tools/list of the mode, sorted by name
 	manifest *manifestCache
+
+	toolsOnce sync.Once
+	tools     []Tool // tools/list of the mode, sorted by name; rendered on first use
+	toolsErr  error
 }
 
 // toolTarget is what an MCP tool name resolves to: a domain (hierarchical)
@@ -98,9 +109,11 @@ type toolTarget struct {
 	child  *compiledChild // nil for a domain tool
 }
 
-// New validates and compiles the table for cfg. It fails on any contract
-// defect: a schema that does not compile, a budget exceeded, an unknown
-// name in the allow or deny list.
+// New prepares the table for cfg. It fails on an unknown name in the allow
+// or deny list and on a malformed version range. It compiles nothing: a
+// domain's schemas are compiled when it is first used, and the tools/list
+// of the mode is rendered on the first list (the table tests prove every
+// schema compiles and fits its budget).
 func New(cfg Config, rt Runtime) (*Surface, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = Hierarchical
@@ -131,18 +144,22 @@ func New(cfg Config, rt Runtime) (*Surface, error) {
 	}
 	var errs []error
 	for _, d := range domains {
-		cd, err := compileDomain(d, enabled)
+		cd, err := newDomain(d, enabled)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		s.domains = append(s.domains, cd)
+		if cfg.Mode == Hierarchical {
+			s.byTool[d.Name] = toolTarget{domain: cd}
+			continue
+		}
+		for _, ch := range cd.children {
+			s.byTool[flatName(d.Name, ch.Name)] = toolTarget{domain: cd, child: ch}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
-	}
-	if err := s.renderTools(); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
@@ -187,6 +204,10 @@ func operatorFilter(enabled, disabled []string) (func(domain, child string) bool
 // hierarchical mode they are the eight domains; in flat mode the children
 // id may discover.
 func (s *Surface) Tools(ctx context.Context, id auth.Identity) ([]Tool, error) {
+	s.toolsOnce.Do(func() { s.tools, s.toolsErr = s.renderTools() })
+	if s.toolsErr != nil {
+		return nil, &ListError{Category: "internal_error", Err: s.toolsErr}
+	}
 	if s.cfg.Mode == Hierarchical {
 		return s.tools, nil
 	}
@@ -199,9 +220,6 @@ func (s *Surface) Tools(ctx context.Context, id auth.Identity) ([]Tool, error) {
 	}
 	return out, nil
 }
-
-// Mode returns the exposure mode.
-func (s *Surface) Mode() string { return s.cfg.Mode }
 
 func flatName(domain, child string) string { return domain + "_" + child }
 

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/kaptinlin/jsonschema"
-
+	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
@@ -29,25 +28,30 @@ type compiledDomain struct {
 	*Domain
 	children []*compiledChild // the operator-enabled children, in table order
 	probes   []string         // union of the children's probes
-	input    *jsonschema.Schema
-	output   *jsonschema.Schema
 	// contract is the domain's own wire fragment hashed into
 	// manifest_version.
 	contract json.RawMessage
 }
 
+// compiledChild is one child of the contract. What a request needs at
+// once (its names, variants and probes) is prepared by New; its schemas
+// are compiled the first time the child is discovered, listed or called,
+// so a server that never touches a domain never pays for it.
 type compiledChild struct {
 	*Child
-	domain string
-	// input validates arguments; output validates the child result
-	// ({status, data, warnings, metadata[, evidence]}).
-	input, output *jsonschema.Schema
+	domain   string
+	variants []variantRanges
+	probes   []string // every probe the child or any variant needs
+
+	once sync.Once
+	err  error
+	// Set by once:
+	input         *schema.Schema  // validates arguments
+	output        *schema.Schema  // validates results
 	inputJSON     json.RawMessage // full input schema, compact
 	outputJSON    json.RawMessage // child result schema, compact
 	manifestInput json.RawMessage // input schema as a manifest shows it
 	support       json.RawMessage // version_support
-	variants      []variantRanges
-	probes        []string // every probe the child or any variant needs
 }
 
 type variantRanges struct {
@@ -62,56 +66,31 @@ func (r versionRange) contains(v doris.Version) bool {
 	return v.Compare(r.min) >= 0 && (r.max.IsZero() || v.Compare(r.max) < 0)
 }
 
-// newCompiler returns a schema compiler that never fetches anything: the
-// contract's schemas are literal and self-contained, and a network $ref
-// must never be dereferenced.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	refuse := func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("catalog: remote schema %q refused", url)
-	}
-	c.RegisterLoader("http", refuse)
-	c.RegisterLoader("https", refuse)
-	return c
-}
-
-func compileSchema(c *jsonschema.Compiler, src string) (*jsonschema.Schema, json.RawMessage, error) {
+// compactJSON compacts a literal schema.
+func compactJSON(src string) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(src)); err != nil {
-		return nil, nil, fmt.Errorf("invalid JSON: %w", err)
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	s, err := c.Compile(buf.Bytes())
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
-func compileDomain(d *Domain, enabled func(domain, child string) bool) (*compiledDomain, error) {
+// newDomain prepares d for serving: its enabled children with their
+// variants and probes. Schemas wait for first use.
+func newDomain(d *Domain, enabled func(domain, child string) bool) (*compiledDomain, error) {
 	cd := &compiledDomain{Domain: d}
-	c := newCompiler()
 	var errs []error
-	if len(d.Children) > maxChildren {
-		errs = append(errs, fmt.Errorf("catalog: %s has %d children, budget %d", d.Name, len(d.Children), maxChildren))
-	}
-	var err error
-	if cd.input, _, err = compileSchema(c, domainInputSchema); err != nil {
-		errs = append(errs, fmt.Errorf("catalog: %s input schema: %w", d.Name, err))
-	}
-	if cd.output, _, err = compileSchema(c, domainOutputSchema); err != nil {
-		errs = append(errs, fmt.Errorf("catalog: %s output schema: %w", d.Name, err))
-	}
 	cd.contract, _ = json.Marshal(map[string]any{
 		"name": d.Name, "title": d.Title, "description": d.Description, "input_schema": json.RawMessage(domainInputSchema),
 	})
 	for i := range d.Children {
 		ch := &d.Children[i]
-		cc, err := compileChild(c, d.Name, ch)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("catalog: %s.%s: %w", d.Name, ch.Name, err))
+		if !enabled(d.Name, ch.Name) {
 			continue
 		}
-		if !enabled(d.Name, ch.Name) {
+		cc, err := newChild(d.Name, ch)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("catalog: %s.%s: %w", d.Name, ch.Name, err))
 			continue
 		}
 		cd.children = append(cd.children, cc)
@@ -125,35 +104,12 @@ func compileDomain(d *Domain, enabled func(domain, child string) bool) (*compile
 	return cd, errors.Join(errs...)
 }
 
-func compileChild(c *jsonschema.Compiler, domain string, ch *Child) (*compiledChild, error) {
+func newChild(domain string, ch *Child) (*compiledChild, error) {
 	cc := &compiledChild{Child: ch, domain: domain}
-	var err error
-	if cc.input, cc.inputJSON, err = compileSchema(c, ch.Input); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if cc.output, cc.outputJSON, err = compileSchema(c, childResultSchema(ch.Family, ch.Data)); err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
-	}
-	if err := checkInputShape(cc.inputJSON); err != nil {
-		return nil, err
-	}
-	for name, b := range map[string][]byte{"input": cc.inputJSON, "output": cc.outputJSON} {
-		if len(b) > maxSchemaBytes {
-			return nil, fmt.Errorf("%s schema is %d bytes, budget %d", name, len(b), maxSchemaBytes)
-		}
-		if n := maxEnum(b); n > maxEnumValues {
-			return nil, fmt.Errorf("%s schema has an enum of %d values, budget %d", name, n, maxEnumValues)
-		}
-	}
-	if len(ch.Description) > maxDescription-maxPrefixLen {
-		return nil, fmt.Errorf("description is %d characters, budget %d", len(ch.Description), maxDescription-maxPrefixLen)
-	}
-	cc.manifestInput = compactForManifest(cc.inputJSON)
 	if len(ch.Variants) == 0 {
 		return nil, errors.New("no variants")
 	}
 	cc.probes = slices.Clone(ch.Probes)
-	var supported []string
 	for i := range ch.Variants {
 		v := &ch.Variants[i]
 		vr := variantRanges{Variant: v}
@@ -163,9 +119,6 @@ func compileChild(c *jsonschema.Compiler, domain string, ch *Child) (*compiledCh
 				return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 			}
 			vr.ranges = append(vr.ranges, pr)
-			if !slices.Contains(supported, r) {
-				supported = append(supported, r)
-			}
 		}
 		cc.variants = append(cc.variants, vr)
 		for _, p := range v.Probes {
@@ -174,8 +127,73 @@ func compileChild(c *jsonschema.Compiler, domain string, ch *Child) (*compiledCh
 			}
 		}
 	}
-	cc.support, _ = json.Marshal(map[string]any{"rule_id": ch.Feature, "supported_ranges": supported})
 	return cc, nil
+}
+
+// compiled compiles the child's schemas, once. A failure is a defect of
+// the contract table, which the table tests catch before a build ships.
+func (cc *compiledChild) compiled() error {
+	cc.once.Do(func() { cc.err = cc.compile() })
+	return cc.err
+}
+
+func (cc *compiledChild) compile() error {
+	var err error
+	fail := func(what string, err error) error {
+		return fmt.Errorf("catalog: %s.%s %s schema: %w", cc.domain, cc.Name, what, err)
+	}
+	if cc.inputJSON, err = compactJSON(cc.Input); err != nil {
+		return fail("input", err)
+	}
+	if cc.input, err = schema.Compile(cc.inputJSON); err != nil {
+		return fail("input", err)
+	}
+	if cc.outputJSON, err = compactJSON(childResultSchema(cc.Family, cc.Data)); err != nil {
+		return fail("output", err)
+	}
+	if cc.output, err = schema.Compile(cc.outputJSON); err != nil {
+		return fail("output", err)
+	}
+	cc.manifestInput = compactForManifest(cc.inputJSON)
+	var supported []string
+	for _, v := range cc.Variants {
+		for _, r := range v.Ranges {
+			if !slices.Contains(supported, r) {
+				supported = append(supported, r)
+			}
+		}
+	}
+	cc.support, _ = json.Marshal(map[string]any{"rule_id": cc.Feature, "supported_ranges": supported})
+	return nil
+}
+
+// checkBudgets reports how cc breaks the contract's static budgets: a
+// closed object input, schema sizes, enum sizes, description length. The
+// table is literal, so the tests run this for every child; a start does
+// not pay for it.
+func (cc *compiledChild) checkBudgets() error {
+	if err := cc.compiled(); err != nil {
+		return err
+	}
+	if err := checkInputShape(cc.inputJSON); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		name string
+		b    []byte
+	}{{"input", cc.inputJSON}, {"output", cc.outputJSON}} {
+		name, b := s.name, s.b
+		if len(b) > maxSchemaBytes {
+			return fmt.Errorf("%s schema is %d bytes, budget %d", name, len(b), maxSchemaBytes)
+		}
+		if n := maxEnum(b); n > maxEnumValues {
+			return fmt.Errorf("%s schema has an enum of %d values, budget %d", name, n, maxEnumValues)
+		}
+	}
+	if len(cc.Description) > maxDescription-maxPrefixLen {
+		return fmt.Errorf("description is %d characters, budget %d", len(cc.Description), maxDescription-maxPrefixLen)
+	}
+	return nil
 }
 
 // parseRange parses "MIN-" or "MIN-MAX".

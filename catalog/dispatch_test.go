@@ -94,8 +94,15 @@ func TestDispatcherErrors(t *testing.T) {
 			}
 			for _, x := range v {
 				vm := x.(map[string]any)
-				if _, ok := vm["instancePath"]; !ok || vm["keyword"] == "" || len(vm) != 2 {
-					t.Errorf("violation %v must have exactly instancePath and keyword", vm)
+				msg, _ := vm["message"].(string)
+				if _, ok := vm["instancePath"]; !ok || vm["keyword"] == "" || msg == "" || len(vm) != 3 {
+					t.Errorf("violation %v must have exactly instancePath, keyword and message", vm)
+				}
+				// Messages name members and bounds, never the values sent.
+				for _, value := range []string{"DROP", "SELECT", "index", strings.Repeat("d", 65)} {
+					if strings.Contains(msg, value) {
+						t.Errorf("violation message %q repeats a value", msg)
+					}
 				}
 			}
 			if ran := rt.calls.Load() > before; ran != tt.handlerRuns {

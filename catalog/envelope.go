@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 )
 
 // Domain error codes of the error envelope.
@@ -38,18 +40,6 @@ type resultMetadata struct {
 	Truncated  bool    `json:"truncated"`
 }
 
-// childResult is the data member of a result envelope: the child's own
-// result, validated against its output schema.
-type childResult struct {
-	Status   string         `json:"status"`
-	Data     any            `json:"data"`
-	Warnings []string       `json:"warnings"`
-	Metadata map[string]any `json:"metadata"`
-	// Evidence is omitted when nil; an empty slice (a Diagnostic child
-	// with no findings) is written as [].
-	Evidence any `json:"evidence,omitempty"`
-}
-
 // errorEnvelope is a deterministic domain error: what failed, whether a
 // retry may help, and whether the Host should rediscover.
 type errorEnvelope struct {
@@ -72,16 +62,18 @@ type errorDetails struct {
 	ReasonCode string      `json:"reason_code,omitempty"`
 	StatusCode int         `json:"status_code,omitempty"`
 	Violations []violation `json:"violations,omitempty"`
-	// Position is a byte offset into the submitted SQL (read-only guard).
+	// Position is a byte offset into the submitted SQL (a guard refusal,
+	// or where Doris could not parse it).
 	Position *int `json:"position,omitempty"`
+	// Object names the catalog object Doris reported missing or not
+	// visible, when it named one.
+	Object string `json:"object,omitempty"`
 }
 
-// violation names where and which schema keyword failed; it never carries
-// the offending value.
-type violation struct {
-	InstancePath string `json:"instancePath"`
-	Keyword      string `json:"keyword"`
-}
+// violation names where and which schema keyword failed, and why in words
+// that name the member and the bound; it never carries the offending
+// value.
+type violation = schema.Violation
 
 func (e *errorEnvelope) result() *ToolResult {
 	b, _ := json.Marshal(e)

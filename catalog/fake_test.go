@@ -123,6 +123,7 @@ func testSigner(t testing.TB) *handle.Signer {
 func newSurface(t testing.TB, cfg catalog.Config, rt catalog.Runtime) *catalog.Surface {
 	t.Helper()
 	cfg.Handles = testSigner(t)
+	cfg.ValidateResults = true
 	var err error
 	cfg.Now = fixedNow
 	s, err := catalog.New(cfg, rt)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
@@ -112,6 +113,10 @@ func (s *Surface) buildManifest(ctx context.Context, id auth.Identity, d *compil
 	return s.manifest.get(key.String(), func() *manifest {
 		m := &manifest{snap: snap, entries: make([]manifestEntry, 0, len(visible))}
 		for _, ch := range visible {
+			if err := ch.compiled(); err != nil {
+				s.log.Error("contract schema does not compile", "child", d.Name+"."+ch.Name, "err", err)
+				continue
+			}
 			avail := evaluate(ch, s.rt.Handler(d.Name, ch.Name) != nil, snap)
 			m.entries = append(m.entries, manifestEntry{
 				Name:           ch.Name,
@@ -207,7 +212,4 @@ func (s *Surface) discover(ctx context.Context, id auth.Identity, d *compiledDom
 }
 
 // appendQuoted appends s as a JSON string.
-func appendQuoted(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
+func appendQuoted(b []byte, s string) []byte { return schema.AppendString(b, s) }

@@ -26,18 +26,16 @@ type wireTool struct {
 	Annotations  json.RawMessage `json:"annotations"`
 }
 
-// renderTools renders tools/list for the exposure mode once, and maps tool
-// names to their targets. In hierarchical mode it also enforces the
-// tools/list budget.
-func (s *Surface) renderTools() error {
+// renderTools renders tools/list for the exposure mode, once, on first
+// use. In hierarchical mode it also enforces the tools/list budget.
+func (s *Surface) renderTools() ([]Tool, error) {
 	var tools []Tool
-	add := func(t wireTool, tg toolTarget) error {
+	add := func(t wireTool) error {
 		b, err := json.Marshal(t)
 		if err != nil {
 			return err
 		}
 		tools = append(tools, Tool{Name: t.Name, JSON: b})
-		s.byTool[t.Name] = tg
 		return nil
 	}
 	for _, d := range s.domains {
@@ -50,15 +48,18 @@ func (s *Surface) renderTools() error {
 				OutputSchema: json.RawMessage(domainOutputSchema),
 				Annotations:  toolAnnotations,
 			}
-			if err := add(t, toolTarget{domain: d}); err != nil {
-				return err
+			if err := add(t); err != nil {
+				return nil, err
 			}
 			continue
 		}
 		for _, ch := range d.children {
+			if err := ch.compiled(); err != nil {
+				return nil, err
+			}
 			var out bytes.Buffer
 			if err := json.Compact(&out, []byte(flatOutputSchema(string(ch.outputJSON)))); err != nil {
-				return fmt.Errorf("catalog: %s.%s flat output schema: %w", d.Name, ch.Name, err)
+				return nil, fmt.Errorf("catalog: %s.%s flat output schema: %w", d.Name, ch.Name, err)
 			}
 			t := wireTool{
 				Name:         flatName(d.Name, ch.Name),
@@ -68,19 +69,18 @@ func (s *Surface) renderTools() error {
 				OutputSchema: out.Bytes(),
 				Annotations:  toolAnnotations,
 			}
-			if err := add(t, toolTarget{domain: d, child: ch}); err != nil {
-				return err
+			if err := add(t); err != nil {
+				return nil, err
 			}
 		}
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
-	s.tools = tools
 	if s.cfg.Mode == Hierarchical {
 		if n := toolsListBytes(tools); n > maxToolsListBytes {
-			return fmt.Errorf("catalog: hierarchical tools/list is %d bytes, budget %d", n, maxToolsListBytes)
+			return nil, fmt.Errorf("catalog: hierarchical tools/list is %d bytes, budget %d", n, maxToolsListBytes)
 		}
 	}
-	return nil
+	return tools, nil
 }
 
 // toolsListBytes is the size of {"tools":[...]} for the given tools.

@@ -23,6 +23,20 @@ type ToolResult struct {
 	Structured json.RawMessage
 	// IsError marks a result the model should read as a failure.
 	IsError bool
+	// Call describes a child call for the one invocation log line the
+	// protocol layer writes; nil for discovery.
+	Call *CallInfo
+}
+
+// CallInfo is what the invocation log records of a child call: never an
+// argument value.
+type CallInfo struct {
+	Child         string   // "domain.child"
+	RequestID     string   // the envelope's metadata.request_id
+	Outcome       string   // "OK" or the envelope's error code
+	Reason        string   // the reason code of a failure, if any
+	ArgumentNames []string // the names of the arguments given
+	Truncated     bool     // a row or byte budget cut the result
 }
 
 // Progress reports progress of a running call; nil when the caller did not

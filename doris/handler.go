@@ -49,6 +49,14 @@ type Result struct {
 	Truncated bool
 }
 
+// JSONAppender is result data that renders its own JSON (query rows are
+// rendered as they stream in): the catalog appends it to the envelope
+// instead of encoding it again. AppendJSON must append exactly one valid
+// JSON value.
+type JSONAppender interface {
+	AppendJSON(dst []byte) []byte
+}
+
 // ObjectRef names one table or view.
 type ObjectRef struct {
 	Catalog, Database, Name string

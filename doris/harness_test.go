@@ -158,7 +158,7 @@ func (e *env) open() {
 		e.t.Fatalf("doris.Open: %v", err)
 	}
 	e.t.Cleanup(func() { rt.Close() })
-	sf, err := catalog.New(catalog.Config{Handles: signer, Logger: quiet()}, rt)
+	sf, err := catalog.New(catalog.Config{Handles: signer, Logger: quiet(), ValidateResults: true}, rt)
 	if err != nil {
 		e.t.Fatalf("catalog.New: %v", err)
 	}

@@ -24,6 +24,34 @@ type queryData struct {
 	Truncated bool              `json:"truncated"`
 }
 
+// AppendJSON writes {"columns":[...],"rows":[...],"row_count":n,"truncated":b}
+// with the rows as they were rendered while streaming.
+func (q *queryData) AppendJSON(b []byte) []byte {
+	b = append(b, `{"columns":[`...)
+	for i, c := range q.Columns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, c.Name)
+		b = append(b, `,"type":`...)
+		b = appendString(b, c.Type)
+		b = append(b, '}')
+	}
+	b = append(b, `],"rows":[`...)
+	for i, r := range q.Rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	b = append(b, `],"row_count":`...)
+	b = strconv.AppendInt(b, int64(q.RowCount), 10)
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, q.Truncated)
+	return append(b, '}')
+}
+
 // limits resolves a call's row budget and timeout against the deployment
 // ceilings. Asking for more than a ceiling is an argument error, never a
 // silent clamp.
