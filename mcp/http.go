@@ -82,17 +82,41 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	return mux
 }
 
-// serveHTTP serves one POST to an MCP endpoint of era e.
+// serveHTTP serves one POST to an MCP endpoint of era e: admit it (policy,
+// identity, body, headers), then answer it.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions, e era) {
+	c, ok := s.admit(w, r, o, e)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	c.ctx = ctx
+	switch {
+	case c.req.Notification:
+		s.serve(c)
+		w.WriteHeader(http.StatusAccepted)
+	case c.p.meta.ProgressToken != nil && c.req.Method == "tools/call":
+		s.serveSSE(w, c)
+	default:
+		s.respond(w, c)
+	}
+}
+
+// admit checks everything about a request before it is served, answering
+// the first failure itself: the Host/Origin policy, the method, the
+// caller's identity (before the body is read), the body, the media types,
+// the envelope and, for the modern era, the MCP headers against the body.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, o HTTPOptions, e era) (*call, bool) {
 	if err := o.Policy.Check(r); err != nil {
 		s.refuse(w, r, http.StatusForbidden, ID{}, errorf(CodeInvalidRequest, "forbidden: Host or Origin not allowed"))
-		return
+		return nil, false
 	}
 	if r.Method != http.MethodPost {
 		// No GET stream and no sessions to DELETE in either era.
 		w.Header().Set("Allow", "POST")
 		s.refuse(w, r, http.StatusMethodNotAllowed, ID{}, errorf(CodeInvalidRequest, "only POST is supported on this endpoint"))
-		return
+		return nil, false
 	}
 	var version string
 	if e == legacy {
@@ -100,81 +124,74 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 		if !ok {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "legacy_adapter_only",
 				"message": "this endpoint serves MCP 2025-03-26, 2025-06-18 and 2025-11-25; use /mcp for " + Version})
-			return
+			return nil, false
 		}
 		version = v
+	}
+	identity := auth.Anonymous()
+	if o.Identify != nil {
+		got, err := o.Identify(r)
+		if err != nil {
+			s.refuseAuth(w, r, got, err)
+			return nil, false
+		}
+		identity = got
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			s.refuse(w, r, http.StatusRequestEntityTooLarge, ID{}, errorf(CodeInvalidRequest, "request body exceeds %d bytes", MaxMessageBytes))
-			return
+			return nil, false
 		}
 		s.refuse(w, r, http.StatusBadRequest, ID{}, errorf(CodeInvalidRequest, "request body could not be read"))
-		return
+		return nil, false
 	}
 	req, derr := DecodeRequest(body)
 	id := ID{}
 	if req != nil {
 		id = req.ID
 	}
-	if !isJSON(r.Header.Get("Content-Type")) {
+	switch {
+	case !isJSON(r.Header.Get("Content-Type")):
 		s.refuse(w, r, http.StatusUnsupportedMediaType, id, errorf(CodeInvalidRequest, "Content-Type must be application/json"))
-		return
-	}
-	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
+		return nil, false
+	case !acceptsJSONAndSSE(r.Header.Values("Accept")):
 		s.refuse(w, r, http.StatusNotAcceptable, id, errorf(CodeInvalidRequest, "Accept must include application/json and text/event-stream"))
-		return
+		return nil, false
+	case derr != nil:
+		s.refuse(w, r, http.StatusBadRequest, id, derr)
+		return nil, false
+	}
+	var c *call
+	if e == modern {
+		c, derr = s.checkModernHeaders(r, req)
+	} else {
+		c, derr = newCall(req, e)
 	}
 	if derr != nil {
-		s.refuse(w, r, http.StatusBadRequest, id, derr)
-		return
+		s.refuse(w, r, statusFor(e, derr), id, derr)
+		return nil, false
 	}
-	c := &call{req: req, era: e, version: version}
-	if e == modern {
-		if herr := s.checkModernHeaders(r, c); herr != nil {
-			s.refuse(w, r, statusFor(e, herr), id, herr)
-			return
-		}
-	} else {
-		c.meta, _ = readMeta(req.Params) // only progressToken matters
-	}
-	c.id = auth.Anonymous()
-	if o.Identify != nil {
-		id, err := o.Identify(r)
-		if err != nil {
-			s.refuseAuth(w, r, id, err)
-			return
-		}
-		c.id = id
-	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	c.ctx = auth.WithIdentity(ctx, c.id)
+	c.version, c.id = version, identity
+	return c, true
+}
 
-	if req.Notification {
-		s.serve(c)
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	if c.meta.ProgressToken != nil && req.Method == "tools/call" {
-		s.serveSSE(w, c)
-		return
-	}
+// respond serves a request and writes its JSON response.
+func (s *Server) respond(w http.ResponseWriter, c *call) {
 	result, rerr := s.serve(c)
 	if rerr != nil {
-		writeRPCError(w, statusFor(e, rerr), id, rerr)
+		writeRPCError(w, statusFor(c.era, rerr), c.req.ID, rerr)
 		return
 	}
-	b, merr := encodeResult(req.ID, result)
+	b, merr := encodeResult(c.req.ID, result)
 	if merr != nil {
-		s.log.Error("result encoding failed", "method", req.Method, "err", merr)
-		writeRPCError(w, statusFor(e, &Error{Code: CodeInternalError}), id, errorf(CodeInternalError, "internal error"))
+		s.log.Error("result encoding failed", "method", c.req.Method, "err", merr)
+		writeRPCError(w, statusFor(c.era, &Error{Code: CodeInternalError}), c.req.ID, errorf(CodeInternalError, "internal error"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if e == legacy && req.Method == "initialize" {
+	if c.era == legacy && c.req.Method == "initialize" {
 		// An opaque session id that nothing remembers: handshake-era
 		// clients expect one, and echo it back, where it is ignored.
 		w.Header().Set("Mcp-Session-Id", newSessionID())
@@ -192,68 +209,58 @@ func newSessionID() string {
 // checkModernHeaders validates the request against the 2026-07-28 HTTP
 // rules, in the order that lets each failure get its specified code:
 // Mcp-Method, the method itself, _meta, MCP-Protocol-Version, the version,
-// then Mcp-Name.
-func (s *Server) checkModernHeaders(r *http.Request, c *call) *Error {
-	req := c.req
+// then Mcp-Name. It returns the call, with its params read once.
+func (s *Server) checkModernHeaders(r *http.Request, req *Request) (*call, *Error) {
 	methodHeader, err := mcpHeader(r, "Mcp-Method")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if methodHeader != req.Method {
-		return errorf(CodeHeaderMismatch, "Mcp-Method header does not match the body's method")
+		return nil, errorf(CodeHeaderMismatch, "Mcp-Method header does not match the body's method")
 	}
 	m, known := s.methods[req.Method]
 	if (!known || !m.eras.has(modern)) && !req.Notification {
-		return methodNotFound(req.Method)
+		return nil, methodNotFound(req.Method)
 	}
-	meta, merr := readMeta(req.Params)
-	if merr != nil {
-		return merr
+	c, err := newCall(req, modern)
+	if err != nil {
+		return nil, err
 	}
-	c.meta = meta
 	if req.Notification {
-		return nil
+		return c, nil
 	}
+	meta := c.p.meta
 	if err := checkModernMeta(meta); err != nil {
-		return err
+		return nil, err
 	}
 	versionHeader, err := mcpHeader(r, "MCP-Protocol-Version")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if versionHeader != meta.ProtocolVersion {
-		return errorf(CodeHeaderMismatch, "MCP-Protocol-Version header does not match _meta protocolVersion")
+		return nil, errorf(CodeHeaderMismatch, "MCP-Protocol-Version header does not match _meta protocolVersion")
 	}
 	if meta.ProtocolVersion != Version {
-		return unsupportedVersion(meta.ProtocolVersion)
+		return nil, unsupportedVersion(meta.ProtocolVersion)
 	}
 	if m.name != noName {
-		want, perr := nameParam(req.Params, m.name)
+		raw, key := c.p.name, "name"
+		if m.name == paramURI {
+			raw, key = c.p.uri, "uri"
+		}
+		want, perr := str(raw, key, true)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		got, err := mcpHeader(r, "Mcp-Name")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if got != want {
-			return errorf(CodeHeaderMismatch, "Mcp-Name header does not match the body")
+			return nil, errorf(CodeHeaderMismatch, "Mcp-Name header does not match the body")
 		}
 	}
-	return nil
-}
-
-// nameParam returns params.name or params.uri, which Mcp-Name mirrors.
-func nameParam(params json.RawMessage, src nameSource) (string, *Error) {
-	key := "name"
-	if src == paramURI {
-		key = "uri"
-	}
-	var p map[string]json.RawMessage
-	if params == nil || json.Unmarshal(params, &p) != nil {
-		return "", errorf(CodeInvalidParams, "params.%s is required", key)
-	}
-	return stringParam(p, key, true)
+	return c, nil
 }
 
 // mcpHeader returns the single value of an MCP header, with optional

@@ -10,6 +10,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
+	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 )
 
 // method is one entry of the flat method table.
@@ -119,9 +120,6 @@ type discoverResult struct {
 }
 
 func (s *Server) discover(c *call) (any, *Error) {
-	if _, err := s.params(c, nil); err != nil {
-		return nil, err
-	}
 	return &discoverResult{
 		SupportedVersions: []string{Version},
 		Instructions:      s.opts.Instructions,
@@ -150,12 +148,8 @@ type initializeResult struct {
 // when it is one we serve, else our newest legacy version (the client then
 // decides whether to continue).
 func (s *Server) initialize(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"protocolVersion", "capabilities", "clientInfo"})
+	requested, err := str(c.p.protocolVersion, "protocolVersion", true)
 	if err != nil {
-		return nil, err
-	}
-	var requested string
-	if raw, ok := p["protocolVersion"]; !ok || json.Unmarshal(raw, &requested) != nil {
 		return nil, errorf(CodeInvalidParams, "initialize needs a string protocolVersion")
 	}
 	version := legacyVersions[0]
@@ -174,11 +168,7 @@ func (s *Server) initialize(c *call) (any, *Error) {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func (s *Server) setLevel(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"level"})
-	if err != nil {
-		return nil, err
-	}
-	level, err := stringParam(p, "level", true)
+	level, err := str(c.p.level, "level", true)
 	if err != nil {
 		return nil, err
 	}
@@ -189,46 +179,10 @@ func (s *Server) setLevel(c *call) (any, *Error) {
 }
 
 func (s *Server) subscribe(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"uri"})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := stringParam(p, "uri", true); err != nil {
+	if _, err := str(c.p.uri, "uri", true); err != nil {
 		return nil, err
 	}
 	return &emptyResult{}, nil
-}
-
-// params decodes the params object, rejecting case variants of known (and
-// of _meta). Unknown members are ignored for forward compatibility.
-func (s *Server) params(c *call, known []string) (map[string]json.RawMessage, *Error) {
-	p := map[string]json.RawMessage{}
-	if c.req.Params == nil {
-		return p, nil
-	}
-	if err := json.Unmarshal(c.req.Params, &p); err != nil {
-		return nil, errorf(CodeInvalidParams, "params must be an object")
-	}
-	if k := caseVariantKey(p, append(known, "_meta")); k != "" {
-		return nil, errorf(CodeInvalidParams, "case-variant member %q in params", k)
-	}
-	return p, nil
-}
-
-// stringParam reads a required (or optional) string member.
-func stringParam(p map[string]json.RawMessage, key string, required bool) (string, *Error) {
-	raw, ok := p[key]
-	if !ok {
-		if required {
-			return "", errorf(CodeInvalidParams, "params.%s is required", key)
-		}
-		return "", nil
-	}
-	var v string
-	if firstNonSpace(raw) != '"' || json.Unmarshal(raw, &v) != nil {
-		return "", errorf(CodeInvalidParams, "params.%s must be a string", key)
-	}
-	return v, nil
 }
 
 type listToolsResult struct {
@@ -274,10 +228,11 @@ func (r *listToolsResult) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), err
 }
 
+// callToolResult is a CallToolResult whose one text content is the JSON
+// of its structured content; it is only ever written by appendJSON.
 type callToolResult struct {
-	Content           []textContent   `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
+	StructuredContent json.RawMessage
+	IsError           bool
 	resultFields
 }
 
@@ -287,26 +242,25 @@ type textContent struct {
 }
 
 func (s *Server) callTool(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"name", "arguments", "inputResponses", "requestState"})
+	name, err := str(c.p.name, "name", true)
 	if err != nil {
 		return nil, err
 	}
-	name, err := stringParam(p, "name", true)
-	if err != nil {
-		return nil, err
-	}
-	args, ok := p["arguments"]
-	if ok && firstNonSpace(args) != '{' {
+	args := json.RawMessage(c.p.arguments)
+	if args != nil && firstNonSpace(args) != '{' {
 		return nil, errorf(CodeInvalidParams, "params.arguments must be an object")
 	}
-	if !ok {
+	if args == nil {
 		args = json.RawMessage("{}")
 	}
 	var progress catalog.Progress
-	if c.meta.ProgressToken != nil && c.notify != nil {
+	if c.p.meta.ProgressToken != nil && c.notify != nil {
 		progress = progressSender(c)
 	}
 	res, cerr := s.backend.CallTool(c.ctx, c.id, name, args, progress)
+	if res != nil {
+		c.info = res.Call
+	}
 	switch {
 	case errors.Is(cerr, catalog.ErrToolNotFound):
 		return nil, &Error{Code: CodeInvalidParams, Message: "unknown tool", Data: map[string]any{"toolErrorCode": "TOOL_NOT_FOUND", "name": truncate(name, 128)}}
@@ -316,11 +270,7 @@ func (s *Server) callTool(c *call) (any, *Error) {
 		s.log.Error("tool call failed", "tool", truncate(name, 128), "err", cerr)
 		return nil, errorf(CodeInternalError, "internal error")
 	}
-	return &callToolResult{
-		Content:           []textContent{{Type: "text", Text: string(res.Structured)}},
-		StructuredContent: res.Structured,
-		IsError:           res.IsError,
-	}, nil
+	return &callToolResult{StructuredContent: res.Structured, IsError: res.IsError}, nil
 }
 
 func (r *callToolResult) sizeHint() int {
@@ -329,18 +279,9 @@ func (r *callToolResult) sizeHint() int {
 }
 
 func (r *callToolResult) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"content":[`...)
-	for i, c := range r.Content {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":`...)
-		b = appendJSONString(b, c.Type)
-		b = append(b, `,"text":`...)
-		b = appendJSONString(b, c.Text)
-		b = append(b, '}')
-	}
-	b = append(b, ']')
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = appendJSONString(b, r.StructuredContent)
+	b = append(b, `}]`...)
 	if r.StructuredContent != nil {
 		b = append(b, `,"structuredContent":`...)
 		b = append(b, r.StructuredContent...)
@@ -361,7 +302,7 @@ func progressSender(c *call) catalog.Progress {
 			return
 		}
 		last = progress
-		params := map[string]any{"progressToken": c.meta.ProgressToken, "progress": progress}
+		params := map[string]any{"progressToken": json.RawMessage(c.p.meta.ProgressToken), "progress": progress}
 		if total > 0 {
 			params["total"] = total
 		}
@@ -407,11 +348,7 @@ type readResourceResult struct {
 }
 
 func (s *Server) readResource(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"uri"})
-	if err != nil {
-		return nil, err
-	}
-	uri, err := stringParam(p, "uri", true)
+	uri, err := str(c.p.uri, "uri", true)
 	if err != nil {
 		return nil, err
 	}
@@ -455,19 +392,13 @@ type promptMessage struct {
 }
 
 func (s *Server) getPrompt(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"name", "arguments"})
+	name, err := str(c.p.name, "name", true)
 	if err != nil {
 		return nil, err
 	}
-	name, err := stringParam(p, "name", true)
+	args, err := stringMap(c.p.arguments, "arguments")
 	if err != nil {
 		return nil, err
-	}
-	args := map[string]string{}
-	if raw, ok := p["arguments"]; ok {
-		if firstNonSpace(raw) != '{' || json.Unmarshal(raw, &args) != nil {
-			return nil, errorf(CodeInvalidParams, "params.arguments must be an object of strings")
-		}
 	}
 	pr, perr := s.backend.GetPrompt(c.ctx, c.id, name, args)
 	var aerr *catalog.ArgumentError
@@ -499,31 +430,33 @@ type completionValues struct {
 }
 
 func (s *Server) complete(c *call) (any, *Error) {
-	p, err := s.params(c, []string{"ref", "argument", "context"})
-	if err != nil {
+	var ref, arg struct{ Type, Name, URI, Value string }
+	if err := exactObject(c.p.ref, "ref", map[string]*string{"type": &ref.Type, "name": &ref.Name, "uri": &ref.URI}); err != nil {
 		return nil, err
 	}
-	var ref struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+	if err := exactObject(c.p.argument, "argument", map[string]*string{"name": &arg.Name, "value": &arg.Value}); err != nil {
+		return nil, err
 	}
-	var arg struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	var ctxArgs struct {
-		Arguments map[string]string `json:"arguments"`
-	}
-	if err := decodeExact(p["ref"], &ref, "type", "name", "uri"); err != nil {
-		return nil, errorf(CodeInvalidParams, "params.ref: %s", err.Message)
-	}
-	if err := decodeExact(p["argument"], &arg, "name", "value"); err != nil {
-		return nil, errorf(CodeInvalidParams, "params.argument: %s", err.Message)
-	}
-	if raw, ok := p["context"]; ok {
-		if err := decodeExact(raw, &ctxArgs, "arguments"); err != nil {
-			return nil, errorf(CodeInvalidParams, "params.context: %s", err.Message)
+	var ctxArgs struct{ Arguments map[string]string }
+	if c.p.context != nil {
+		if schema.KindOf(c.p.context) != schema.Object {
+			return nil, errorf(CodeInvalidParams, "params.context must be an object")
+		}
+		var cerr *Error
+		schema.Members(c.p.context, func(name string, v []byte) error {
+			switch {
+			case name == "arguments":
+				ctxArgs.Arguments, cerr = stringMap(v, "context.arguments")
+			case caseVariant(name, []string{"arguments"}):
+				cerr = errorf(CodeInvalidParams, "params.context: case-variant member %q", truncate(name, 64))
+			}
+			if cerr != nil {
+				return cerr
+			}
+			return nil
+		})
+		if cerr != nil {
+			return nil, cerr
 		}
 	}
 	comp, cerr := s.backend.Complete(c.ctx, c.id, catalog.CompletionRef{Type: ref.Type, Name: ref.Name, URI: ref.URI}, arg.Name, arg.Value, ctxArgs.Arguments)
@@ -544,43 +477,11 @@ func (s *Server) complete(c *call) (any, *Error) {
 	return &completeResult{Completion: completionValues{Values: values, Total: comp.Total, HasMore: comp.HasMore}}, nil
 }
 
-// decodeExact decodes an object whose members must be spelled exactly as
-// one of keys (no case variants; unknown members ignored) into v.
-func decodeExact(raw json.RawMessage, v any, keys ...string) *Error {
-	if raw == nil || firstNonSpace(raw) != '{' {
-		return errorf(CodeInvalidParams, "must be an object")
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return errorf(CodeInvalidParams, "must be an object")
-	}
-	if k := caseVariantKey(m, keys); k != "" {
-		return errorf(CodeInvalidParams, "case-variant member %q", k)
-	}
-	// Only exact keys remain that match struct fields, so the lenient
-	// struct decoder cannot pick up a variant.
-	exact := map[string]json.RawMessage{}
-	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			exact[k] = v
-		}
-	}
-	b, _ := json.Marshal(exact)
-	if json.Unmarshal(b, v) != nil {
-		return errorf(CodeInvalidParams, "has members of the wrong type")
-	}
-	return nil
-}
-
 // listPage serves one page of a list method: it reads params.cursor,
 // fetches the caller's whole (sorted) list from the backend, and cuts the
 // page the cursor points at. id names an entry for the cursor.
 func listPage[T any](s *Server, c *call, collection string, fetch func(context.Context, auth.Identity) ([]T, error), id func(T) string) ([]T, string, *Error) {
-	p, err := s.params(c, []string{"cursor"})
-	if err != nil {
-		return nil, "", err
-	}
-	cursor, err := stringParam(p, "cursor", false)
+	cursor, err := str(c.p.cursor, "cursor", false)
 	if err != nil {
 		return nil, "", err
 	}

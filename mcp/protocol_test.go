@@ -182,8 +182,9 @@ func TestSSECloseCancels(t *testing.T) {
 func TestStdioCancel(t *testing.T) {
 	e := newEnv(t, 100, 0)
 	s := newStdio(t, e)
+	// Lines are dispatched in order and a request is registered before the
+	// next line is read, so the cancellation always finds it.
 	s.send(t, req("slow-1", "tools/call", `"name":"slow","arguments":{}`))
-	time.Sleep(50 * time.Millisecond)
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
 	select {
 	case <-e.be.cancelled:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
@@ -94,78 +95,25 @@ const (
 type call struct {
 	ctx     context.Context
 	req     *Request
+	p       *params // params, read once
 	era     era
 	version string // the protocol version the request speaks
-	meta    requestMeta
 	id      auth.Identity
 	// notify sends a request-scoped notification (progress); nil when the
 	// transport cannot deliver one for this request.
 	notify func(method string, params any)
+	// info, set by tools/call, is what the invocation log records of a
+	// child call.
+	info *catalog.CallInfo
 }
 
-// requestMeta is the part of params._meta the server reads.
-type requestMeta struct {
-	ProtocolVersion    string
-	ClientCapabilities map[string]json.RawMessage
-	ProgressToken      json.RawMessage
-	// present records which required members were present.
-	hasMeta, hasVersion, hasCaps bool
-}
-
-var metaKeys = []string{
-	"io.modelcontextprotocol/protocolVersion",
-	"io.modelcontextprotocol/clientCapabilities",
-	"io.modelcontextprotocol/clientInfo",
-	"io.modelcontextprotocol/logLevel",
-	"progressToken",
-}
-
-// readMeta extracts params._meta. It fails only on malformed members.
-func readMeta(params json.RawMessage) (requestMeta, *Error) {
-	var m requestMeta
-	if params == nil {
-		return m, nil
+// newCall reads req's params once and returns the call to serve.
+func newCall(req *Request, e era) (*call, *Error) {
+	p, err := readParams(req.Params)
+	if err != nil {
+		return nil, err
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
-		return m, errorf(CodeInvalidParams, "params must be an object")
-	}
-	if k := caseVariantKey(p, []string{"_meta"}); k != "" {
-		return m, errorf(CodeInvalidParams, "case-variant member %q in params", k)
-	}
-	raw, ok := p["_meta"]
-	if !ok {
-		return m, nil
-	}
-	m.hasMeta = true
-	var meta map[string]json.RawMessage
-	if firstNonSpace(raw) != '{' || json.Unmarshal(raw, &meta) != nil {
-		return m, errorf(CodeInvalidParams, "_meta must be an object")
-	}
-	if k := caseVariantKey(meta, metaKeys); k != "" {
-		return m, errorf(CodeInvalidParams, "case-variant member %q in _meta", k)
-	}
-	if v, ok := meta["io.modelcontextprotocol/protocolVersion"]; ok {
-		if json.Unmarshal(v, &m.ProtocolVersion) != nil || m.ProtocolVersion == "" {
-			return m, errorf(CodeInvalidParams, "_meta protocolVersion must be a non-empty string")
-		}
-		m.hasVersion = true
-	}
-	if v, ok := meta["io.modelcontextprotocol/clientCapabilities"]; ok {
-		if firstNonSpace(v) != '{' || json.Unmarshal(v, &m.ClientCapabilities) != nil {
-			return m, errorf(CodeInvalidParams, "_meta clientCapabilities must be an object")
-		}
-		m.hasCaps = true
-	}
-	if v, ok := meta["progressToken"]; ok {
-		switch c := firstNonSpace(v); {
-		case c == '"' || c == '-' || (c >= '0' && c <= '9'):
-			m.ProgressToken = v
-		default:
-			return m, errorf(CodeInvalidParams, "progressToken must be a string or an integer")
-		}
-	}
-	return m, nil
+	return &call{req: req, p: p, era: e}, nil
 }
 
 // serve runs one decoded request. It returns the result to send, or an
@@ -186,14 +134,14 @@ func (s *Server) dispatch(c *call) (any, *Error) {
 		return nil, methodNotFound(c.req.Method)
 	}
 	if c.era == modern && !c.req.Notification {
-		if err := checkModernMeta(c.meta); err != nil {
+		if err := checkModernMeta(c.p.meta); err != nil {
 			return nil, err
 		}
-		if c.meta.ProtocolVersion != Version {
-			return nil, unsupportedVersion(c.meta.ProtocolVersion)
+		if c.p.meta.ProtocolVersion != Version {
+			return nil, unsupportedVersion(c.p.meta.ProtocolVersion)
 		}
 	}
-	if missing := missingCapabilities(c.meta.ClientCapabilities, m.requires); missing != nil && c.era == modern {
+	if missing := missingCapabilities(c.p.meta.ClientCapabilities, m.requires); missing != nil && c.era == modern {
 		return nil, &Error{Code: CodeMissingClientCapability, Message: "the request needs client capabilities it did not declare",
 			Data: map[string]any{"requiredCapabilities": missing}}
 	}
@@ -236,10 +184,10 @@ func methodNotFound(method string) *Error {
 
 // missingCapabilities returns the required client capabilities the client
 // did not declare, as a ClientCapabilities object, or nil.
-func missingCapabilities(declared map[string]json.RawMessage, required []string) map[string]any {
+func missingCapabilities(declared []string, required []string) map[string]any {
 	var missing map[string]any
 	for _, r := range required {
-		if _, ok := declared[r]; !ok {
+		if !slices.Contains(declared, r) {
 			if missing == nil {
 				missing = map[string]any{}
 			}
@@ -284,18 +232,30 @@ func (s *Server) finish(c *call, m *method, f *resultFields) {
 	}
 }
 
+// logCall writes the one log line of a request: method, duration and
+// outcome, and for a child call its name, request id, outcome code and
+// argument names (never values, never backend text).
 func (s *Server) logCall(c *call, start time.Time, err *Error) {
-	attrs := []slog.Attr{
-		slog.String("method", c.req.Method),
-		slog.Float64("duration_ms", float64(s.opts.Now().Sub(start).Microseconds())/1000),
+	level := slog.LevelInfo
+	if !s.log.Enabled(c.ctx, level) {
+		return
 	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs, slog.String("method", c.req.Method),
+		slog.Float64("duration_ms", float64(s.opts.Now().Sub(start).Microseconds())/1000))
 	if !c.req.ID.IsZero() {
 		attrs = append(attrs, slog.String("request_id", truncate(c.req.ID.String(), 128)))
 	}
-	if name := callTarget(c.req); name != "" {
+	if name := callTarget(c); name != "" {
 		attrs = append(attrs, slog.String("target", name))
 	}
-	level := slog.LevelInfo
+	if ci := c.info; ci != nil {
+		attrs = append(attrs, slog.String("child", ci.Child), slog.String("call_id", ci.RequestID),
+			slog.String("outcome", ci.Outcome), slog.Any("argument_names", ci.ArgumentNames))
+		if ci.Reason != "" {
+			attrs = append(attrs, slog.String("reason", ci.Reason))
+		}
+	}
 	if err != nil {
 		attrs = append(attrs, slog.Int("error_code", err.Code))
 		level = slog.LevelWarn
@@ -303,23 +263,17 @@ func (s *Server) logCall(c *call, start time.Time, err *Error) {
 	s.log.LogAttrs(c.ctx, level, "mcp request", attrs...)
 }
 
-// callTarget returns params.name (tools/call, prompts/get) for the log; the
-// URI of resources/read is logged too. Arguments never are.
-func callTarget(r *Request) string {
-	if r.Params == nil {
+// callTarget returns params.name (tools/call, prompts/get) or params.uri
+// (resources/read) for the log. Arguments never are.
+func callTarget(c *call) string {
+	if c.p == nil {
 		return ""
 	}
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+	if n, _ := str(c.p.name, "name", false); n != "" {
+		return truncate(n, 128)
 	}
-	if json.Unmarshal(r.Params, &p) != nil {
-		return ""
-	}
-	if p.Name != "" {
-		return truncate(p.Name, 128)
-	}
-	return truncate(p.URI, 256)
+	u, _ := str(c.p.uri, "uri", false)
+	return truncate(u, 256)
 }
 
 func truncate(s string, n int) string {

@@ -148,6 +148,9 @@ func (c *stdioConn) writeLocked(b []byte) {
 	}
 }
 
+// handle serves one line: decoded and dispatched in order, then run on a
+// goroutine of its own (except a legacy initialize, served before the next
+// line is read).
 func (c *stdioConn) handle(ctx context.Context, line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -165,31 +168,61 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		c.cancel(req.Params)
 		return
 	}
-	meta, merr := readMeta(req.Params)
-	cl := &call{req: req, meta: meta, id: auth.Anonymous()}
-	c.mu.Lock()
-	switch {
-	case meta.hasVersion || meta.hasMeta && c.legacy == "":
-		cl.era = modern
-	case c.legacy != "":
-		cl.era, cl.version = legacy, c.legacy
-	case req.Method == "initialize":
-		cl.era = legacy
-	default:
-		cl.era = modern // answered with "_meta is required"
-	}
-	c.mu.Unlock()
-	if merr != nil {
+	cl, perr := newCall(req, modern)
+	if perr != nil {
 		if !req.Notification {
-			c.write(encodeError(req.ID, merr))
+			c.write(encodeError(req.ID, perr))
 		}
 		return
 	}
+	c.chooseEra(cl)
 	if req.Notification {
 		cl.ctx = ctx
 		c.s.serve(cl)
 		return
 	}
+	run, ok := c.begin(ctx, cl)
+	if !ok {
+		return
+	}
+	if cl.era == legacy && req.Method == "initialize" {
+		// The handshake is served before the next line is read, so a
+		// request the client sends right after it (a ping, say) already
+		// belongs to the negotiated era. It does no I/O.
+		run()
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		run()
+	}()
+}
+
+// chooseEra decides the era of a request on this connection: modern when
+// it carries _meta (or no initialize happened), else the era initialize
+// negotiated, the dual-era migration path.
+func (c *stdioConn) chooseEra(cl *call) {
+	meta := cl.p.meta
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case meta.hasVersion || meta.hasMeta && c.legacy == "":
+		cl.era = modern
+	case c.legacy != "":
+		cl.era, cl.version = legacy, c.legacy
+	case cl.req.Method == "initialize":
+		cl.era = legacy
+	default:
+		cl.era = modern // answered with "_meta is required"
+	}
+}
+
+// begin registers a request in flight and returns the function that serves
+// it and writes its response; false when it was refused (a duplicate id,
+// too many in flight) and already answered.
+func (c *stdioConn) begin(ctx context.Context, cl *call) (func(), bool) {
+	req := cl.req
 	key := string(req.ID.raw)
 	c.mu.Lock()
 	if _, dup := c.inflight[key]; dup || len(c.inflight) >= maxInFlight {
@@ -199,12 +232,12 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			msg = "too many requests in flight"
 		}
 		c.write(encodeError(req.ID, errorf(CodeInvalidRequest, "%s", msg)))
-		return
+		return nil, false
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	c.inflight[key] = cancel
 	c.mu.Unlock()
-	cl.ctx = auth.WithIdentity(reqCtx, cl.id)
+	cl.ctx, cl.id = reqCtx, auth.Anonymous()
 	cl.notify = func(method string, params any) {
 		b, err := encodeNotification(method, params)
 		if err != nil {
@@ -216,7 +249,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.writeLocked(b)
 		}
 	}
-	run := func() {
+	return func() {
 		result, rerr := c.s.serve(cl)
 		var b []byte
 		if rerr != nil {
@@ -238,34 +271,18 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 			c.legacy = cl.version
 		}
 		c.writeLocked(b)
-	}
-	if cl.era == legacy && req.Method == "initialize" {
-		// The handshake is served before the next line is read, so a
-		// request the client sends right after it (a ping, say) already
-		// belongs to the negotiated era. It does no I/O.
-		run()
-		return
-	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		run()
-	}()
+	}, true
 }
 
 // cancel handles notifications/cancelled: the named request stops and gets
 // no response. Unknown or finished ids are ignored.
 func (c *stdioConn) cancel(params json.RawMessage) {
-	var p map[string]json.RawMessage
-	if params == nil || json.Unmarshal(params, &p) != nil {
-		return
-	}
-	raw, ok := p["requestId"]
-	if !ok {
+	p, err := readParams(params)
+	if err != nil || p.requestID == nil {
 		return
 	}
 	c.mu.Lock()
-	cancel, ok := c.inflight[string(bytes.TrimSpace(raw))]
+	cancel, ok := c.inflight[string(bytes.TrimSpace(p.requestID))]
 	c.mu.Unlock()
 	if ok {
 		cancel()

@@ -1,12 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+
+	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 )
 
 // JSON-RPC and MCP error codes.
@@ -114,73 +113,58 @@ func DecodeRequest(b []byte) (*Request, *Error) {
 	if len(b) == 0 || firstNonSpace(b) != '{' {
 		return nil, errorf(CodeInvalidRequest, "a message must be one JSON object (batches are not supported)")
 	}
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, errorf(CodeParseError, "parse error")
-	}
-	req := &Request{}
-	if raw, ok := env["id"]; ok {
-		switch firstNonSpace(raw) {
-		case '"':
-			req.ID = ID{raw: bytes.TrimSpace(raw)}
-		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			req.ID = ID{raw: bytes.TrimSpace(raw)}
+	// One walk over the envelope's members, in place: the strict check
+	// above has already refused duplicates and malformed input.
+	req := &Request{Notification: true}
+	var jsonrpc, method, params []byte
+	var bad string
+	hasBad := false
+	schema.Members(b, func(name string, v []byte) error {
+		switch name {
+		case "id":
+			req.Notification = false
+			req.ID = ID{raw: v}
+		case "jsonrpc":
+			jsonrpc = v
+		case "method":
+			method = v
+		case "params":
+			params = v
+		default:
+			if !hasBad {
+				bad, hasBad = name, true
+			}
+		}
+		return nil
+	})
+	if !req.Notification {
+		switch firstNonSpace(req.ID.raw) {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		default:
 			return nil, errorf(CodeInvalidRequest, "id must be a string or a number")
 		}
-	} else {
-		req.Notification = true
 	}
-	if bad, found := unknownKey(env, envelopeKeys); found {
+	if hasBad {
 		if bad == "result" || bad == "error" {
 			return req, errorf(CodeInvalidRequest, "this server sends no requests, so it accepts no responses")
 		}
-		return req, errorf(CodeInvalidRequest, "unknown or case-variant member %q in the message", bad)
+		return req, errorf(CodeInvalidRequest, "unknown or case-variant member %q in the message", truncate(bad, 64))
 	}
-	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+	if string(jsonrpc) != `"2.0"` {
 		return req, errorf(CodeInvalidRequest, `jsonrpc must be "2.0"`)
 	}
-	m, ok := env["method"]
-	if !ok || firstNonSpace(m) != '"' {
-		return req, errorf(CodeInvalidRequest, "method must be a string")
-	}
-	if err := json.Unmarshal(m, &req.Method); err != nil || req.Method == "" {
+	m, ok := schema.Str(method)
+	if firstNonSpace(method) != '"' || !ok || m == "" {
 		return req, errorf(CodeInvalidRequest, "method must be a non-empty string")
 	}
-	if p, ok := env["params"]; ok {
-		p = bytes.TrimSpace(p)
-		if firstNonSpace(p) != '{' {
+	req.Method = m
+	if params != nil {
+		if firstNonSpace(params) != '{' {
 			return req, errorf(CodeInvalidParams, "params must be an object")
 		}
-		req.Params = p
+		req.Params = params
 	}
 	return req, nil
-}
-
-// unknownKey returns a member of m that is not exactly one of allowed
-// (the empty name included).
-func unknownKey(m map[string]json.RawMessage, allowed []string) (string, bool) {
-	for k := range m {
-		if !slices.Contains(allowed, k) {
-			return k, true
-		}
-	}
-	return "", false
-}
-
-// caseVariantKey returns a member of m that differs only in case from one of
-// known (and is not itself known), or "". Unknown members are otherwise
-// tolerated in params, for forward compatibility; a case variant is never
-// innocent.
-func caseVariantKey(m map[string]json.RawMessage, known []string) string {
-	for k := range m {
-		for _, want := range known {
-			if k != want && strings.EqualFold(k, want) {
-				return k
-			}
-		}
-	}
-	return ""
 }
 
 func firstNonSpace(b []byte) byte {
@@ -252,9 +236,8 @@ func appendObjectMembers(dst []byte, v any) ([]byte, error) {
 	return append(dst, b[1:len(b)-1]...), nil
 }
 
-func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(dst, b...)
+func appendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	return schema.AppendString(dst, s)
 }
 
 // encodeError renders an error response. An absent id is omitted, as the
