@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ type Config struct {
 	HandleTTL    time.Duration // MCP_STATE_HANDLE_TTL_SECONDS, 1..3600 s
 
 	ExposureMode      string   // MCP_TOOL_EXPOSURE_MODE
+	ValidateResults   bool     // MCP_VALIDATE_RESULTS: check every child result against its output schema
 	ChildAllowlist    []string // MCP_CHILD_TOOL_ALLOWLIST ("domain.child")
 	ChildDenylist     []string // MCP_CHILD_TOOL_DENYLIST
 	AdminDomain       bool     // MCP_ADMIN_DOMAIN_ENABLED (must stay false)
@@ -44,7 +46,7 @@ type Config struct {
 	// enabling one fails startup rather than serving unauthenticated.
 	AuthSwitches map[string]bool
 
-	LogLevel string // LOG_LEVEL
+	LogLevel slog.Level // LOG_LEVEL, parsed once where it is read
 
 	Doris doris.Config
 }
@@ -60,7 +62,7 @@ func DefaultConfig() Config {
 		ExposureMode:      "hierarchical",
 		AdminConfirmation: true,
 		AuthSwitches:      map[string]bool{},
-		LogLevel:          "INFO",
+		LogLevel:          slog.LevelInfo,
 		Doris:             doris.DefaultConfig(),
 	}
 }
@@ -172,6 +174,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.secret("MCP_STATE_HANDLE_SECRET", &c.HandleSecret)
 	l.seconds("MCP_STATE_HANDLE_TTL_SECONDS", &c.HandleTTL)
 	l.str("MCP_TOOL_EXPOSURE_MODE", &c.ExposureMode)
+	l.bool("MCP_VALIDATE_RESULTS", &c.ValidateResults)
 	l.list("MCP_CHILD_TOOL_ALLOWLIST", &c.ChildAllowlist)
 	l.list("MCP_CHILD_TOOL_DENYLIST", &c.ChildDenylist)
 	l.bool("MCP_ADMIN_DOMAIN_ENABLED", &c.AdminDomain)
@@ -182,7 +185,13 @@ func (c *Config) fromEnv(env map[string]string) []error {
 		l.bool(name, &on)
 		c.AuthSwitches[name] = on
 	}
-	l.str("LOG_LEVEL", &c.LogLevel)
+	if v, ok := env["LOG_LEVEL"]; ok && strings.TrimSpace(v) != "" {
+		if lv, good := logLevel(v); good {
+			c.LogLevel = lv
+		} else {
+			l.fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", v)
+		}
+	}
 
 	d := &c.Doris
 	l.str("DORIS_HOST", &d.Host)
@@ -229,16 +238,19 @@ type flagSet struct {
 func newFlagSet(out io.Writer) *flagSet {
 	f := &flagSet{fs: flag.NewFlagSet("doris-mcp-server", flag.ContinueOnError), set: map[string]bool{}}
 	f.fs.SetOutput(out)
-	f.fs.StringVar(&f.transport, "transport", "", "transport: stdio or http (TRANSPORT)")
-	f.fs.StringVar(&f.host, "host", "", "HTTP bind host (SERVER_HOST)")
-	f.fs.IntVar(&f.port, "port", 0, "HTTP bind port (SERVER_PORT)")
-	f.fs.StringVar(&f.dorisHost, "doris-host", "", "Doris FE host (DORIS_HOST)")
+	// The flags' own defaults are empty so that an unset flag never hides
+	// its variable; their help shows the real defaults instead.
+	d := DefaultConfig()
+	f.fs.StringVar(&f.transport, "transport", "", "transport: stdio or http (TRANSPORT; default "+d.Transport+")")
+	f.fs.StringVar(&f.host, "host", "", "HTTP bind host (SERVER_HOST; default "+d.Host+")")
+	f.fs.IntVar(&f.port, "port", 0, fmt.Sprintf("HTTP bind port, 0 for any free port (SERVER_PORT; default %d)", d.Port))
+	f.fs.StringVar(&f.dorisHost, "doris-host", "", "Doris FE host (DORIS_HOST; default "+d.Doris.Host+")")
 	f.fs.StringVar(&f.dorisHost, "db-host", "", "alias of -doris-host")
-	f.fs.IntVar(&f.dorisPort, "doris-port", 0, "Doris FE MySQL port (DORIS_PORT)")
-	f.fs.StringVar(&f.dorisUser, "doris-user", "", "Doris user (DORIS_USER)")
-	f.fs.StringVar(&f.dorisPassword, "doris-password", "", "Doris password (DORIS_PASSWORD; prefer the variable: flags are visible to other local users)")
-	f.fs.StringVar(&f.dorisDatabase, "doris-database", "", "default Doris database (DORIS_DATABASE)")
-	f.fs.StringVar(&f.logLevel, "log-level", "", "DEBUG, INFO, WARNING or ERROR (LOG_LEVEL)")
+	f.fs.IntVar(&f.dorisPort, "doris-port", 0, fmt.Sprintf("Doris FE MySQL port (DORIS_PORT; default %d)", d.Doris.Port))
+	f.fs.StringVar(&f.dorisUser, "doris-user", "", "Doris user (DORIS_USER; default "+d.Doris.User+")")
+	f.fs.StringVar(&f.dorisPassword, "doris-password", "", "Doris password (DORIS_PASSWORD; default empty; prefer the variable: flags are visible to other local users)")
+	f.fs.StringVar(&f.dorisDatabase, "doris-database", "", "default Doris database (DORIS_DATABASE; default "+d.Doris.Database+")")
+	f.fs.StringVar(&f.logLevel, "log-level", "", "DEBUG, INFO, WARNING or ERROR (LOG_LEVEL; default INFO)")
 	f.fs.StringVar(&f.envFile, "env-file", "", "read variables from this file (default: ./.env when present); set variables win")
 	f.fs.IntVar(&f.workers, "workers", 0, "accepted for compatibility with the reference server and ignored: one process serves every request concurrently (WORKERS)")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
@@ -257,8 +269,10 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
-// apply overlays the flags that were given on c.
-func (f *flagSet) apply(c *Config) {
+// apply overlays the flags that were given on c, and reports the values
+// it cannot read.
+func (f *flagSet) apply(c *Config) []error {
+	var errs []error
 	if f.set["transport"] {
 		c.Transport = f.transport
 	}
@@ -284,8 +298,13 @@ func (f *flagSet) apply(c *Config) {
 		c.Doris.Database = f.dorisDatabase
 	}
 	if f.set["log-level"] {
-		c.LogLevel = f.logLevel
+		if lv, ok := logLevel(f.logLevel); ok {
+			c.LogLevel = lv
+		} else {
+			errs = append(errs, &fieldError{Field: "--log-level", Err: fmt.Errorf("%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", f.logLevel)})
+		}
 	}
+	return errs
 }
 
 // Validate returns every problem of c at once (errors.Join), naming the
@@ -333,9 +352,12 @@ func (c *Config) Validate() error {
 	default:
 		fail("MCP_TOOL_EXPOSURE_MODE", "%q is not hierarchical or flat", c.ExposureMode)
 	}
-	for field, names := range map[string][]string{"MCP_CHILD_TOOL_ALLOWLIST": c.ChildAllowlist, "MCP_CHILD_TOOL_DENYLIST": c.ChildDenylist} {
-		if err := catalog.CheckNames(names); err != nil {
-			fail(field, "%v", err)
+	for _, l := range []struct {
+		field string
+		names []string
+	}{{"MCP_CHILD_TOOL_ALLOWLIST", c.ChildAllowlist}, {"MCP_CHILD_TOOL_DENYLIST", c.ChildDenylist}} {
+		if err := catalog.CheckNames(l.names); err != nil {
+			fail(l.field, "%v", err)
 		}
 	}
 	if c.AdminDomain {
@@ -343,11 +365,6 @@ func (c *Config) Validate() error {
 	}
 	if !c.AdminConfirmation {
 		fail("MCP_ADMIN_REQUIRE_CONFIRMATION", "confirmation for administrative operations cannot be disabled")
-	}
-	switch strings.ToUpper(c.LogLevel) {
-	case "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL":
-	default:
-		fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", c.LogLevel)
 	}
 	errs = append(errs, c.Doris.Validate()...)
 	return errors.Join(errs...)

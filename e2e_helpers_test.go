@@ -166,6 +166,8 @@ func serverBaseEnv(dir string) map[string]string {
 		"PATH":      os.Getenv("PATH"),
 		"HOME":      dir,
 		"LOG_LEVEL": "INFO",
+		// The tests hold every child result to its output schema.
+		"MCP_VALIDATE_RESULTS": "true",
 		// A data race in the server stops it at once, so the test sees it.
 		"GORACE": "halt_on_error=1",
 	}

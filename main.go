@@ -78,14 +78,14 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	}
 	cfg := DefaultConfig()
 	loadErrs := cfg.fromEnv(merged)
-	flags.apply(&cfg)
+	loadErrs = append(loadErrs, flags.apply(&cfg)...)
 	verr := errors.Join(append(loadErrs, cfg.Validate())...)
 	if flags.checkConfig {
 		if verr != nil {
 			printProblems(stderr, verr)
 			return errReported
 		}
-		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Hosts, ","))
+		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
 		return nil
 	}
 	if verr != nil {
@@ -93,7 +93,8 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return errReported
 	}
 
-	log := newLogger(stderr, cfg.LogLevel)
+	log, flush := newLogger(stderr, cfg.LogLevel)
+	defer flush()
 	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
@@ -139,6 +140,8 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		Disabled: cfg.ChildDenylist,
 		Handles:  signer,
 		Logger:   log,
+
+		ValidateResults: cfg.ValidateResults,
 	}, rt)
 	if err != nil {
 		rt.Close()
@@ -197,24 +200,10 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
+		log.Warn("requests still running at the end of the shutdown grace were cut off", "err", err)
+		return errors.Join(err, hs.Close())
 	}
 	return nil
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	switch strings.ToUpper(level) {
-	case "DEBUG":
-		l = slog.LevelDebug
-	case "WARNING", "WARN":
-		l = slog.LevelWarn
-	case "ERROR", "CRITICAL":
-		l = slog.LevelError
-	default:
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})).With("service", serverName)
 }
 
 // moduleVersion is the main module's version from the build info: a tag, a

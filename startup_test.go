@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,9 +127,11 @@ func TestConfigPrecedence(t *testing.T) {
 	if err := f.parse([]string{"--doris-host", "flag-host"}); err != nil {
 		t.Fatal(err)
 	}
-	f.apply(&cfg)
-	if cfg.Doris.Host != "flag-host" || cfg.Doris.Port != 9032 || cfg.Doris.User != "file user" || cfg.LogLevel != "DEBUG" {
-		t.Fatalf("host %q port %d user %q level %q", cfg.Doris.Host, cfg.Doris.Port, cfg.Doris.User, cfg.LogLevel)
+	if errs := f.apply(&cfg); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if cfg.Doris.Host != "flag-host" || cfg.Doris.Port != 9032 || cfg.Doris.User != "file user" || cfg.LogLevel != slog.LevelDebug {
+		t.Fatalf("host %q port %d user %q level %v", cfg.Doris.Host, cfg.Doris.Port, cfg.Doris.User, cfg.LogLevel)
 	}
 	if _, err := withEnvFile(nil, filepath.Join(dir, "missing.env"), true); err == nil {
 		t.Fatal("an explicitly named env file that does not exist was ignored")

@@ -113,10 +113,14 @@ func (c *Config) Validate() []error {
 	if c.BEWebPort < 1 || c.BEWebPort > 65535 {
 		fail("DORIS_BE_WEBSERVER_PORT", "%d is outside 1..65535", c.BEWebPort)
 	}
-	for name, d := range map[string]time.Duration{
-		"DORIS_HTTP_CONNECT_TIMEOUT_SECONDS": c.HTTPConnectTimeout, "DORIS_HTTP_READ_TIMEOUT_SECONDS": c.HTTPReadTimeout,
-		"DORIS_HTTP_TOTAL_TIMEOUT_SECONDS": c.HTTPTotalTimeout, "DORIS_CONNECTION_TIMEOUT": c.ConnectTimeout,
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"DORIS_HTTP_CONNECT_TIMEOUT_SECONDS", c.HTTPConnectTimeout}, {"DORIS_HTTP_READ_TIMEOUT_SECONDS", c.HTTPReadTimeout},
+		{"DORIS_HTTP_TOTAL_TIMEOUT_SECONDS", c.HTTPTotalTimeout}, {"DORIS_CONNECTION_TIMEOUT", c.ConnectTimeout},
 	} {
+		name, d := t.name, t.d
 		if d <= 0 || d > 10*time.Minute {
 			fail(name, "%s is outside (0, 600] seconds", d)
 		}
@@ -168,8 +172,10 @@ func validPort(p string) bool {
 	return err == nil && n >= 1 && n <= 65535
 }
 
-// addrs returns the FE query addresses in failover order: DORIS_HOST first,
-// then DORIS_HOSTS, without duplicates.
+// Addrs returns the FE query addresses in failover order: DORIS_HOST
+// first, then DORIS_HOSTS, without duplicates.
+func (c *Config) Addrs() []string { return c.addrs() }
+
 func (c *Config) addrs() []string {
 	var out []string
 	add := func(a string) {

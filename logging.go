@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// logLevel reads LOG_LEVEL (DEBUG, INFO, WARNING, ERROR; CRITICAL is
+// ERROR): the one place it is parsed, for Validate and for the logger.
+func logLevel(s string) (slog.Level, bool) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "DEBUG":
+		return slog.LevelDebug, true
+	case "INFO":
+		return slog.LevelInfo, true
+	case "WARNING", "WARN":
+		return slog.LevelWarn, true
+	case "ERROR", "CRITICAL":
+		return slog.LevelError, true
+	}
+	return slog.LevelInfo, false
+}
+
+// logQueue is how many records may wait for the writer.
+const logQueue = 8192
+
+// asyncLog is the server's log sink: JSON lines on w, formatted and
+// written by one goroutine, so that a request pays for cloning a record
+// and a channel send, never for formatting it or for a write to stderr
+// that a slow reader can stall. When the queue is full the record is
+// dropped and counted, never waited for; the count is reported once the
+// queue drains, and at Close.
+type asyncLog struct {
+	q       chan queuedRecord
+	dropped atomic.Int64
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+type queuedRecord struct {
+	h slog.Handler
+	r slog.Record
+}
+
+// newLogger returns the server's logger and the function that flushes it
+// (call it before the process exits).
+func newLogger(w io.Writer, level slog.Level) (*slog.Logger, func()) {
+	inner := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+	a := &asyncLog{q: make(chan queuedRecord, logQueue)}
+	a.wg.Add(1)
+	go a.run()
+	return slog.New(&asyncHandler{log: a, inner: inner}).With("service", serverName), a.close
+}
+
+func (a *asyncLog) run() {
+	defer a.wg.Done()
+	for qr := range a.q {
+		qr.h.Handle(context.Background(), qr.r)
+		if n := a.dropped.Load(); n > 0 && len(a.q) == 0 {
+			a.dropped.Add(-n)
+			a.report(qr.h, n)
+		}
+	}
+	if n := a.dropped.Load(); n > 0 {
+		a.report(nil, n)
+	}
+}
+
+func (a *asyncLog) report(h slog.Handler, n int64) {
+	if h == nil {
+		return
+	}
+	r := slog.NewRecord(time.Now(), slog.LevelWarn, "log records dropped: the log writer fell behind", 0)
+	r.AddAttrs(slog.Int64("dropped", n))
+	h.Handle(context.Background(), r)
+}
+
+// close stops accepting records and waits until every queued one is
+// written.
+func (a *asyncLog) close() {
+	a.once.Do(func() {
+		close(a.q)
+		a.wg.Wait()
+	})
+}
+
+// asyncHandler is the slog.Handler in front of asyncLog.
+type asyncHandler struct {
+	log   *asyncLog
+	inner slog.Handler
+}
+
+func (h *asyncHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *asyncHandler) Handle(_ context.Context, r slog.Record) (err error) {
+	defer func() {
+		// A record logged after close (a goroutine outliving run) is
+		// dropped, not a panic.
+		if recover() != nil {
+			h.log.dropped.Add(1)
+		}
+	}()
+	select {
+	case h.log.q <- queuedRecord{h: h.inner, r: r.Clone()}:
+	default:
+		h.log.dropped.Add(1)
+	}
+	return nil
+}
+
+func (h *asyncHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &asyncHandler{log: h.log, inner: h.inner.WithAttrs(attrs)}
+}
+
+func (h *asyncHandler) WithGroup(name string) slog.Handler {
+	return &asyncHandler{log: h.log, inner: h.inner.WithGroup(name)}
+}
