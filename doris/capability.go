@@ -37,6 +37,17 @@ type generation struct {
 	snap   *Snapshot
 	probes map[string]probeOutcome
 	runs   map[string]*flight // probes under way
+	// views are the snapshots already composed for a probe set, valid
+	// while epoch (bumped by every probe outcome written) is unchanged:
+	// concurrent calls share one immutable snapshot instead of each
+	// copying the probe outcomes and hashing the generation again.
+	views map[string]view
+	epoch uint64
+}
+
+type view struct {
+	snap  *Snapshot
+	epoch uint64
 }
 
 // probeOutcome is one probe's result. A transient one (Doris unreachable
@@ -100,17 +111,28 @@ func (c *capabilities) snapshot(ctx context.Context, rt *route, probes []string)
 	if !snap.Stale {
 		c.runProbes(ctx, rt, e, g, probes)
 	}
-	s := *snap
-	s.Probes = make(map[string]string, len(probes))
+	key := probeKey(probes)
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := g.views[key]; ok && v.epoch == g.epoch && !snap.Stale {
+		return v.snap
+	}
+	s := *snap
+	s.Probes = make(map[string]string, len(g.probes)+len(probes))
 	for id, o := range g.probes {
 		s.Probes[id] = o.value
 	}
-	e.mu.Unlock()
 	for _, p := range probes {
 		if _, ok := s.Probes[p]; !ok {
 			s.Probes[p] = ProbeUnknown
 		}
+	}
+	s.gen, s.genKey = s.generation(probes), key
+	if !snap.Stale {
+		if g.views == nil || len(g.views) > 64 {
+			g.views = map[string]view{}
+		}
+		g.views[key] = view{snap: &s, epoch: g.epoch}
 	}
 	return &s
 }
@@ -185,6 +207,7 @@ func (c *capabilities) fallbackLocked(e *capEntry, now time.Time) (*generation, 
 func staleOf(s *Snapshot) *Snapshot {
 	c := *s
 	c.Stale = true
+	c.gen, c.genKey = "", ""
 	return &c
 }
 
@@ -216,6 +239,7 @@ func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g 
 			}
 			e.mu.Lock()
 			g.probes[id] = o
+			g.epoch++
 			delete(g.runs, id)
 			e.mu.Unlock()
 			close(f.done)

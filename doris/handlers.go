@@ -52,51 +52,31 @@ func glob(prefix, pattern, name string) (bool, error) {
 // pageSize is the number of items per page of catalog collections.
 const pageSize = 100
 
-type pageState struct {
-	Offset   int    `json:"offset"`
-	Snapshot string `json:"snapshot"`
-}
-
 // page returns one page of items (already sorted) and the cursor of the
-// next. The cursor is a state handle bound to the caller, the child and
-// the other arguments; it fails as stale when the list changed.
+// next, through the server's one pager (handle.Signer.Page). The cursor is
+// bound to the caller, the child and the other arguments; it fails as
+// stale when the list changed.
 func (r *Runtime) page(c *Call, prefix string, items []map[string]any, key func(map[string]any) string, cursor string) ([]map[string]any, *string, error) {
 	claims, err := pageClaims(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	h := sha256.New()
-	for _, it := range items {
-		h.Write([]byte(key(it)))
-		h.Write([]byte{0})
-	}
-	snapshot := hex.EncodeToString(h.Sum(nil)[:16])
-	offset := 0
-	if cursor != "" {
-		var st pageState
-		if err := r.handles.Open(cursor, claims, &st); err != nil {
-			var he *handle.Error
-			reason := "invalid"
-			if errors.As(err, &he) {
-				reason = he.Reason
-			}
-			return nil, nil, argError(prefix, "PAGE_CURSOR_INVALID", "page is not a cursor this server issued for these arguments and this caller ("+reason+"); start again without page")
-		}
-		if st.Snapshot != snapshot || st.Offset < 0 || st.Offset > len(items) {
+	lo, hi, next, err := r.handles.Page(claims, cursor, len(items), pageSize, func(i int) string { return key(items[i]) })
+	if err != nil {
+		var he *handle.Error
+		switch {
+		case errors.As(err, &he) && he.Reason == handle.ReasonStale:
 			return nil, nil, argError(prefix, "PAGE_CURSOR_STALE", "page cursor is stale: the list changed since it was issued; start again without page")
+		case errors.As(err, &he):
+			return nil, nil, argError(prefix, "PAGE_CURSOR_INVALID", "page is not a cursor this server issued for these arguments and this caller ("+he.Reason+"); start again without page")
 		}
-		offset = st.Offset
+		return nil, nil, err
 	}
-	end := min(offset+pageSize, len(items))
-	var next *string
-	if end < len(items) {
-		s, err := r.handles.Sign(claims, pageState{Offset: end, Snapshot: snapshot})
-		if err != nil {
-			return nil, nil, err
-		}
-		next = &s
+	var nextp *string
+	if next != "" {
+		nextp = &next
 	}
-	return items[offset:end], next, nil
+	return items[lo:hi], nextp, nil
 }
 
 func pageClaims(c *Call) (handle.Claims, error) {

@@ -148,6 +148,10 @@ type Snapshot struct {
 	Providers map[string]bool
 	// TakenAt is when the base evidence was taken.
 	TakenAt time.Time
+
+	// gen memoises Generation for the probe set genKey: the capability
+	// cache computes it once per shared snapshot, not once per call.
+	gen, genKey string
 }
 
 // Versions returns the normalised versions per component for a scope:
@@ -179,6 +183,16 @@ func (s *Snapshot) Versions(component string) []string {
 // availability for children that use only those probes. Time is not part
 // of it: a refresh that finds the same evidence keeps the generation.
 func (s *Snapshot) Generation(probes []string) string {
+	if s.gen != "" && s.genKey == probeKey(probes) {
+		return s.gen
+	}
+	return s.generation(probes)
+}
+
+// probeKey names a probe set.
+func probeKey(probes []string) string { return strings.Join(probes, "\x00") }
+
+func (s *Snapshot) generation(probes []string) string {
 	type probe struct{ ID, Outcome string }
 	var ps []probe
 	for _, id := range probes {

@@ -788,6 +788,13 @@ func (c *conn) showProcesslist(full bool) error {
 			if oc.executing {
 				qid, info = oc.curQueryID, oc.curSQL
 			} else {
+				// The FE connection is idle once its statement has been
+				// answered, even while MariaDB's thread is still winding
+				// down a killed or timed-out statement: report what Doris
+				// would, not the upstream's lag.
+				if cmd == "Query" && id != me {
+					cmd = "Sleep"
+				}
 				qid, info, state = oc.lastQueryID, oc.lastSQL, oc.lastState
 				if oc.lastSQL == "" {
 					state = "OK"
