@@ -39,6 +39,28 @@ const (
 	pinnedSDK         = "1.32.2"
 )
 
+// TestMain says in one line when the end-to-end tests skipped for want of
+// Node or MariaDB: go test ./... prints nothing of a passing package.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if !underCI() {
+		var missing []string
+		if err := mariadb.Available(); err != nil {
+			missing = append(missing, "MariaDB is not installed")
+		}
+		if _, err := findNodeTools("."); err != nil {
+			missing = append(missing, "Node 22 and the pinned MCP clients are not in .ci/cache")
+		}
+		if len(missing) > 0 {
+			mariadb.AnnounceSkips("doris-mcp-server (end-to-end)", strings.Join(missing, "; "))
+		}
+	}
+	if err := mariadb.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop shared MariaDB:", err)
+	}
+	os.Exit(code)
+}
+
 // underCI reports whether CI=true (or 1/yes): a missing prerequisite then
 // fails the test instead of skipping it.
 func underCI() bool { return mariadb.UnderCI() }

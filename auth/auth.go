@@ -13,7 +13,6 @@
 package auth
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -150,19 +149,6 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "auth: " + e.Code + ": " + e.Description }
-
-type ctxKey struct{}
-
-// WithIdentity returns a context carrying id.
-func WithIdentity(ctx context.Context, id Identity) context.Context {
-	return context.WithValue(ctx, ctxKey{}, id)
-}
-
-// FromContext returns the identity carried by ctx, and whether there was one.
-func FromContext(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(ctxKey{}).(Identity)
-	return id, ok
-}
 
 // IsLoopback reports whether host (a name or IP, without port) is a
 // loopback address.

@@ -22,17 +22,7 @@ const (
 // maxViolations bounds the violations reported for invalid arguments.
 const maxViolations = 16
 
-// resultEnvelope is a successful child execution.
-type resultEnvelope struct {
-	Mode            string          `json:"mode"`
-	Domain          string          `json:"domain"`
-	ChildTool       string          `json:"child_tool"`
-	ManifestVersion string          `json:"manifest_version,omitempty"`
-	Data            json.RawMessage `json:"data"`
-	Metadata        resultMetadata  `json:"metadata"`
-	Warnings        []string        `json:"warnings"`
-}
-
+// resultMetadata is the metadata of a result envelope.
 type resultMetadata struct {
 	RequestID  string  `json:"request_id"`
 	DurationMs float64 `json:"duration_ms"`

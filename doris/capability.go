@@ -335,22 +335,6 @@ func (r *Runtime) providers() map[string]bool {
 	}
 }
 
-// unavailableReason sanitises why the base evidence could not be taken.
-func unavailableReason(err error) (reason, detail string) {
-	e := classify("DORIS", err, nil)
-	switch e.Reason {
-	case "DORIS_AUTHENTICATION_FAILED":
-		return ReasonAuthenticationFailed, "Doris refused the configured account (DORIS_USER / DORIS_PASSWORD)"
-	case "DORIS_BACKEND_UNAVAILABLE":
-		return ReasonConnectionFailed, "Doris is not reachable at the configured FE address"
-	case "DORIS_PERMISSION_DENIED":
-		return ReasonSnapshotUnavailable, "the Doris account may not read its server version"
-	case "DORIS_OBJECT_NOT_FOUND":
-		return ReasonSnapshotUnavailable, "the configured DORIS_DATABASE does not exist or is not visible"
-	}
-	return ReasonSnapshotUnavailable, "Doris did not answer the capability checks"
-}
-
 // textRows is a small, fully read result of text values, for metadata and
 // probes.
 type textRows struct {

@@ -7,54 +7,123 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
+// class is one class of backend failure. It is the one mapping from what
+// went wrong to everything that depends on it: the reason code suffix, the
+// envelope's kind, status and retryability, the sentence a client sees,
+// what the failure means as a capability probe outcome, and as the reason
+// a whole capability snapshot is unavailable.
+type class struct {
+	suffix    string // reason code after the domain prefix, e.g. PERMISSION_DENIED
+	kind      ErrorKind
+	status    int
+	retryable bool
+	message   string
+	probe     string        // probe outcome
+	retry     time.Duration // how long that probe outcome holds; 0: the whole generation
+	snapshot  string        // why a snapshot that failed this way is unavailable
+	detail    string        // and the sentence that says so
+}
+
+// The failure classes.
+var (
+	classAuth = &class{suffix: "AUTHENTICATION_FAILED", status: 401,
+		message: "Doris refused the credentials of this route", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonAuthenticationFailed, detail: "Doris refused the configured account (DORIS_USER / DORIS_PASSWORD)"}
+	classPermission = &class{suffix: "PERMISSION_DENIED", status: 403,
+		message: "the Doris account lacks a privilege this operation needs", probe: ProbePermissionDenied,
+		snapshot: ReasonSnapshotUnavailable, detail: "the Doris account may not read its server version"}
+	classTimeout = &class{suffix: "TIMEOUT", kind: KindTimeout, status: 504, retryable: true,
+		message: "Doris stopped the query at its time limit; narrow the query or raise timeout_ms", probe: ProbeTimeout, retry: timeoutRetry,
+		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not answer the capability checks in time"}
+	classCancelled = &class{suffix: "CANCELLED", status: 499, retryable: true,
+		message: "the query was cancelled", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonSnapshotUnavailable, detail: "the capability checks were cancelled"}
+	classNotFound = &class{suffix: "OBJECT_NOT_FOUND", status: 404,
+		message: "a catalog, database, table or column named in the request does not exist or is not visible", probe: ProbeNotSupported,
+		snapshot: ReasonSnapshotUnavailable, detail: "the configured DORIS_DATABASE does not exist or is not visible"}
+	classSyntax = &class{suffix: "SYNTAX_ERROR", status: 400,
+		message: "Doris could not parse the statement", probe: ProbeNotSupported,
+		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not understand the capability checks"}
+	classUnavailable = &class{suffix: "BACKEND_UNAVAILABLE", status: 503, retryable: true,
+		message: "Doris could not be reached or dropped the connection; retry", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonConnectionFailed, detail: "Doris is not reachable at the configured FE address"}
+	classBusy = &class{suffix: "BACKEND_UNAVAILABLE", status: 503, retryable: true,
+		message: "Doris has no free connection for this account; retry shortly", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonConnectionFailed, detail: "Doris refused a connection: it is at its connection limit"}
+	classNotSupported = &class{suffix: "NOT_SUPPORTED", status: 501,
+		message: "this Doris version or deployment does not support an operation the server needs", probe: ProbeNotSupported,
+		snapshot: ReasonSnapshotUnavailable, detail: "Doris does not support the capability checks"}
+	classReadOnly = &class{suffix: "READ_ONLY_VIOLATION", kind: KindArguments, status: 400,
+		message: "refused at the connection boundary: the statement is not read-only", probe: ProbeFailed,
+		snapshot: ReasonSnapshotUnavailable, detail: "a capability check was refused by the read-only guard"}
+	classLimited = &class{suffix: "CONCURRENCY_LIMITED", status: 429, retryable: true,
+		message: "the server is running as many queries as it may (MAX_CONCURRENT_QUERIES); retry shortly", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonSnapshotUnavailable, detail: "the server was too busy to take the capability checks"}
+	classFailed = &class{suffix: "EXECUTION_FAILED", status: 502,
+		message: "Doris could not run the operation", probe: ProbeFailed,
+		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not answer the capability checks"}
+)
+
 // classify turns a database or network failure into an *Error with a
 // stable reason code (prefix_PERMISSION_DENIED, ...). The backend's text
-// is matched against known Doris shapes but never copied into Message.
+// is matched against known Doris shapes but never copied into Message;
+// only a missing object's name and a syntax error's position are passed
+// on, checked to be what they claim.
 func classify(prefix string, err error, ctx context.Context) *Error {
 	var de *Error
 	if errors.As(err, &de) {
 		return de
 	}
-	e := &Error{Kind: KindFailed, Cause: err}
-	set := func(reason string, status int, retryable bool, msg string) *Error {
-		e.Reason, e.Status, e.Retryable, e.Message = prefix+"_"+reason, status, retryable, msg
-		return e
-	}
+	e := &Error{Cause: err}
 	var ge *guard.Error
-	if errors.As(err, &ge) {
-		e.Kind = KindArguments
-		return set("READ_ONLY_VIOLATION", 400, false, "refused by the read-only guard: "+ge.Msg)
-	}
-	if errors.Is(err, ErrNotReadOnly) {
-		e.Kind = KindArguments
-		return set("READ_ONLY_VIOLATION", 400, false, "refused at the connection boundary: the statement is not read-only")
-	}
-	if ctx != nil && errors.Is(ctx.Err(), context.Canceled) {
-		return set("CANCELLED", 499, true, "the request was cancelled")
-	}
-	if ctx != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		e.Kind = KindTimeout
-		return set("TIMEOUT", 504, true, "the request ran out of time before Doris answered")
-	}
 	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return classifyMySQL(e, set, me)
-	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, io.EOF) ||
+	var se *httpStatusError
+	switch {
+	case errors.As(err, &ge):
+		e.setClass(prefix, classReadOnly)
+		e.Message = "refused by the read-only guard: " + ge.Msg
+		return e
+	case errors.Is(err, ErrNotReadOnly):
+		return e.setClass(prefix, classReadOnly)
+	case ctx != nil && errors.Is(ctx.Err(), context.Canceled):
+		e.setClass(prefix, classCancelled)
+		e.Message = "the request was cancelled"
+		return e
+	case ctx != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		e.setClass(prefix, classTimeout)
+		e.Message = "the request ran out of time before Doris answered"
+		return e
+	case errors.As(err, &me):
+		return classifyMySQL(prefix, e, me)
+	case errors.As(err, &se) && (se.Status == 401 || se.Status == 403):
+		return e.setClass(prefix, classPermission)
+	case errors.As(err, &se) && se.Status == 404:
+		return e.setClass(prefix, classNotSupported)
+	case errors.As(err, &se) || errors.Is(err, errTooLarge):
+		return e.setClass(prefix, classFailed)
+	case errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, context.DeadlineExceeded) || isNetError(err) {
-		return set("BACKEND_UNAVAILABLE", 503, true, "Doris could not be reached or dropped the connection; retry")
+		errors.Is(err, context.DeadlineExceeded) || isNetError(err):
+		return e.setClass(prefix, classUnavailable)
 	}
-	return set("EXECUTION_FAILED", 502, false, "Doris could not run the operation")
+	return e.setClass(prefix, classFailed)
+}
+
+func (e *Error) setClass(prefix string, c *class) *Error {
+	e.class = c
+	e.Kind, e.Reason, e.Status, e.Retryable, e.Message = c.kind, prefix+"_"+c.suffix, c.status, c.retryable, c.message
+	return e
 }
 
 func isNetError(err error) bool {
@@ -62,40 +131,162 @@ func isNetError(err error) bool {
 	return errors.As(err, &ne)
 }
 
-func classifyMySQL(e *Error, set func(string, int, bool, string) *Error, me *mysql.MySQLError) *Error {
+func classifyMySQL(prefix string, e *Error, me *mysql.MySQLError) *Error {
 	msg := strings.ToLower(me.Message)
+	e.number = int(me.Number)
 	switch {
 	case me.Number == 1045:
-		return set("AUTHENTICATION_FAILED", 401, false, "Doris refused the configured credentials")
+		return e.setClass(prefix, classAuth)
 	case me.Number == 1044 || me.Number == 1142 || me.Number == 1143 || me.Number == 1227 || me.Number == 1224 ||
 		me.Number == 1370 || strings.Contains(msg, "permission denied") || strings.Contains(msg, "access denied") ||
 		strings.Contains(msg, "command denied"):
-		return set("PERMISSION_DENIED", 403, false, "the Doris account lacks a privilege this operation needs")
+		return e.setClass(prefix, classPermission)
 	case me.Number == 1969 || me.Number == 3024 || strings.Contains(msg, "timeout") || strings.Contains(msg, "time out"):
-		e.Kind = KindTimeout
-		return set("TIMEOUT", 504, true, "Doris stopped the query at its time limit; narrow the query or raise timeout_ms")
+		return e.setClass(prefix, classTimeout)
 	case me.Number == 1317 || strings.Contains(msg, "cancel query") || strings.Contains(msg, "cancelled"):
-		return set("CANCELLED", 499, true, "the query was cancelled")
+		return e.setClass(prefix, classCancelled)
 	case me.Number == 1049 || me.Number == 1146 || me.Number == 1051 || me.Number == 1109 || me.Number == 1054 ||
 		me.Number == 1305 || strings.Contains(msg, "unknown table") || strings.Contains(msg, "unknown database") ||
 		strings.Contains(msg, "unknown catalog") || strings.Contains(msg, "does not exist") ||
 		strings.Contains(msg, "unknown column") || strings.Contains(msg, "unknown function") ||
 		strings.Contains(msg, "can not found function"):
-		return set("OBJECT_NOT_FOUND", 404, false, "a catalog, database, table or column named in the request does not exist or is not visible")
+		e.setClass(prefix, classNotFound)
+		if what, name := missingObject(me.Message); name != "" {
+			e.Object = name
+			e.Message = fmt.Sprintf("the %s %s does not exist or is not visible to this account", what, name)
+		}
+		return e
 	case me.Number == 1064 || strings.Contains(msg, "mismatched input") || strings.Contains(msg, "syntax error") ||
 		strings.Contains(msg, "extraneous input") || strings.Contains(msg, "no viable alternative"):
-		return set("SYNTAX_ERROR", 400, false, "Doris could not parse the statement")
+		e.setClass(prefix, classSyntax)
+		e.line, e.col = syntaxPosition(me.Message)
+		if e.line > 0 {
+			e.Message = fmt.Sprintf("Doris could not parse the statement at line %d, column %d", e.line, e.col+1)
+		}
+		return e
 	case me.Number == 1203 || me.Number == 1040 || strings.Contains(msg, "reach limit of connections"):
-		return set("BACKEND_UNAVAILABLE", 503, true, "Doris has no free connection for this account; retry shortly")
+		return e.setClass(prefix, classBusy)
 	case me.Number == 1193 || me.Number == 1235 || strings.Contains(msg, "not support") ||
 		strings.Contains(msg, "only supported") || strings.Contains(msg, "unsupported"):
-		return set("NOT_SUPPORTED", 501, false, "this Doris version or deployment does not support an operation the server needs")
+		return e.setClass(prefix, classNotSupported)
 	}
-	return set("EXECUTION_FAILED", 502, false, fmt.Sprintf("Doris rejected the operation (error %d)", me.Number))
+	e.setClass(prefix, classFailed)
+	e.Message = fmt.Sprintf("Doris rejected the operation (error %d)", me.Number)
+	return e
+}
+
+// missingObject finds the object a Doris "not found" message names:
+// Unknown database 'x', Unknown table 'x' [in y], Unknown column 'x' in
+// 'y', Unknown catalog 'x', Table [x] does not exist, Table 'db.x'
+// doesn't exist. The name is kept only when it is a plain identifier chain
+// (letters, digits, _ $ - and dots), so no other backend text passes.
+func missingObject(msg string) (what, name string) {
+	for _, p := range []struct{ lead, what string }{
+		{"Unknown database '", "database"}, {"Unknown table '", "table"}, {"Unknown column '", "column"},
+		{"Unknown catalog '", "catalog"}, {"Table [", "table"}, {"Table '", "table"}, {"Database [", "database"},
+		{"Unknown function '", "function"}, {"Can not found function '", "function"},
+	} {
+		i := strings.Index(msg, p.lead)
+		if i < 0 {
+			continue
+		}
+		rest := msg[i+len(p.lead):]
+		end := strings.IndexAny(rest, "']")
+		if end <= 0 || end > maxIdent {
+			continue
+		}
+		if cand := rest[:end]; plainIdentChain(cand) {
+			return p.what, cand
+		}
+	}
+	return "", ""
+}
+
+func plainIdentChain(s string) bool {
+	for _, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// syntaxPosition reads Nereids' "(line L, pos P)": L counts from 1, P is
+// the 0-based character column.
+func syntaxPosition(msg string) (line, col int) {
+	i := strings.LastIndex(msg, "(line ")
+	if i < 0 {
+		return 0, 0
+	}
+	rest := msg[i+len("(line "):]
+	ls, after, ok := strings.Cut(rest, ", pos ")
+	if !ok {
+		return 0, 0
+	}
+	ps, _, ok := strings.Cut(after, ")")
+	if !ok {
+		return 0, 0
+	}
+	l, err1 := strconv.Atoi(ls)
+	p, err2 := strconv.Atoi(ps)
+	if err1 != nil || err2 != nil || l < 1 || p < 0 {
+		return 0, 0
+	}
+	return l, p
+}
+
+// locate sets Position to the byte offset in sqlText of the line and
+// column Doris reported, when it reported one and it lies in the text.
+func (e *Error) locate(sqlText string) {
+	if e.line < 1 {
+		return
+	}
+	off := 0
+	for l := 1; l < e.line; l++ {
+		nl := strings.IndexByte(sqlText[off:], '\n')
+		if nl < 0 {
+			return
+		}
+		off += nl + 1
+	}
+	col := 0
+	for i, r := range sqlText[off:] {
+		if col == e.col {
+			pos := off + i
+			e.Position = &pos
+			return
+		}
+		if r == '\n' {
+			return
+		}
+		col++
+	}
+	if col == e.col { // the end of the text: Doris expected more
+		pos := len(sqlText)
+		e.Position = &pos
+	}
+}
+
+// failedProbe is what a failed probe means, and how long that holds.
+func failedProbe(err error) (string, time.Duration) {
+	var de *Error
+	if errors.As(err, &de) && de.class != nil {
+		return de.class.probe, de.class.retry
+	}
+	return ProbeFailed, 0
+}
+
+// unavailableReason sanitises why the base evidence could not be taken.
+func unavailableReason(err error) (reason, detail string) {
+	e := classify("DORIS", err, nil)
+	if e.class != nil {
+		return e.class.snapshot, e.class.detail
+	}
+	return ReasonSnapshotUnavailable, "Doris did not answer the capability checks"
 }
 
 func timeoutError(prefix string, d time.Duration) *Error {
-	return &Error{Kind: KindTimeout, Reason: prefix + "_TIMEOUT", Status: 504, Retryable: true,
+	return &Error{Kind: KindTimeout, Reason: prefix + "_TIMEOUT", Status: 504, Retryable: true, class: classTimeout,
 		Message: fmt.Sprintf("the query ran past its %s limit and was killed inside Doris; narrow it or raise timeout_ms", d)}
 }
 

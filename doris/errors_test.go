@@ -122,12 +122,60 @@ func TestUnavailableReason(t *testing.T) {
 	}
 }
 
-// TestErrorKeepsCauseForLogs: Error() (logs only) has the cause; Message
-// (clients) never does.
-func TestErrorKeepsCauseForLogs(t *testing.T) {
-	e := classify("Q", &mysql.MySQLError{Number: 1105, Message: secret}, nil)
-	if !strings.Contains(e.Error(), "SECRET") || strings.Contains(e.Message, "SECRET") {
-		t.Fatalf("Error() %q / Message %q", e.Error(), e.Message)
+// TestErrorTextHasNoBackendText: neither Message (clients) nor Error()
+// (the server's log) carries the backend's text; the cause stays reachable
+// with errors.As for code, and Error() names the MySQL error number.
+func TestErrorTextHasNoBackendText(t *testing.T) {
+	cause := &mysql.MySQLError{Number: 1105, Message: secret}
+	e := classify("Q", cause, nil)
+	for _, text := range []string{e.Error(), e.Message} {
+		if strings.Contains(text, "SECRET") || strings.Contains(text, "salaries") {
+			t.Fatalf("backend text leaks: %q", text)
+		}
+	}
+	if !strings.Contains(e.Error(), "1105") {
+		t.Errorf("Error() %q does not name the MySQL error number", e.Error())
+	}
+	var me *mysql.MySQLError
+	if !errors.As(e, &me) || me != cause {
+		t.Error("the cause is not reachable")
+	}
+}
+
+// TestDorisDetailsPassedOn: the object Doris reports missing, and where it
+// could not parse a statement, reach the client; anything else it said
+// does not.
+func TestDorisDetailsPassedOn(t *testing.T) {
+	my := func(n uint16, msg string) error {
+		return &mysql.MySQLError{Number: n, Message: "errCode = 2, detailMessage = " + msg}
+	}
+	for _, tc := range []struct {
+		err    error
+		object string
+		msg    string
+	}{
+		{my(1049, "Unknown database 'sales_db'"), "sales_db", "the database sales_db does not exist or is not visible to this account"},
+		{my(1051, "Unknown table 'orderz' in demo"), "orderz", "the table orderz does not exist or is not visible to this account"},
+		{my(1054, "Unknown column 'totl' in 'field list'"), "totl", "the column totl does not exist or is not visible to this account"},
+		{my(1105, "Table [nope] does not exist in database [demo]. "+secret), "nope", "the table nope does not exist or is not visible to this account"},
+		{my(1146, "Table 'demo.x' doesn't exist"), "demo.x", "the table demo.x does not exist or is not visible to this account"},
+		// Not a plain name: the object is withheld, the generic sentence stays.
+		{my(1049, "Unknown database 'a b; DROP'"), "", "a catalog, database, table or column named in the request does not exist or is not visible"},
+	} {
+		e := classify("Q", tc.err, nil)
+		if e.Object != tc.object || e.Message != tc.msg {
+			t.Errorf("%v: object %q message %q, want %q %q", tc.err, e.Object, e.Message, tc.object, tc.msg)
+		}
+	}
+	sqlText := "SELECT a,\n  b\nFROM t LIKE x"
+	e := classify("Q", my(1105, "\nmismatched input 'LIKE' expecting {<EOF>, ';'}(line 3, pos 7)"), nil)
+	e.locate(sqlText)
+	if e.Position == nil || sqlText[*e.Position:*e.Position+4] != "LIKE" || strings.Contains(e.Message, "mismatched") {
+		t.Fatalf("syntax error: position %v message %q", e.Position, e.Message)
+	}
+	e = classify("Q", my(1105, "mismatched input 'x'(line 9, pos 0)"), nil)
+	if e.locate(sqlText); e.Position != nil {
+		t.Fatalf("a line beyond the text gave position %d", *e.Position)
 	}
 }
 

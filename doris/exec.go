@@ -34,6 +34,11 @@ type stmt struct {
 	// enabling the profile). They change the session in ways the server
 	// does not track, so the connection is discarded afterwards.
 	setup []string
+	// caller, when set, is the caller's own SQL text as it appears in sql
+	// at byte callerAt: a position Doris reports in sql is then passed on
+	// as a position in the caller's text.
+	caller   string
+	callerAt int
 	// internal marks the server's own bounded reads (capability evidence
 	// and probes): they do not take a MAX_CONCURRENT_QUERIES slot, so
 	// that busy callers cannot make Doris look unavailable.
@@ -73,8 +78,9 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 		case r.sem <- struct{}{}:
 			defer func() { <-r.sem }()
 		default:
-			return &Error{Kind: KindFailed, Reason: s.prefix + "_CONCURRENCY_LIMITED", Retryable: true, Status: 429,
-				Message: fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))}
+			e := (&Error{}).setClass(s.prefix, classLimited)
+			e.Message = fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))
+			return e
 		}
 	}
 	if s.timeout <= 0 {
@@ -156,6 +162,14 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 		return timeoutError(s.prefix, s.timeout)
 	}
 	e := classify(s.prefix, runErr, ctx)
+	if s.caller != "" {
+		e.locate(s.sql)
+		if p := e.Position; p != nil {
+			if *p -= s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
+				e.Position = nil
+			}
+		}
+	}
 	if e.Kind == KindTimeout || e.Reason == s.prefix+"_CANCELLED" {
 		// Doris stopped the statement itself; the connection is not reused
 		// after a statement that did not end normally all the same.

@@ -102,12 +102,20 @@ type Error struct {
 	// plain identifier chain before it is kept, so it never carries
 	// backend text.
 	Object string
-	Cause  error
+	// Cause is the underlying failure, for errors.Is and errors.As. Its
+	// text is backend text: it is never shown to a client or logged.
+	Cause error
+
+	class     *class // the failure class classify found, if any
+	number    int    // the MySQL error number, for the log
+	line, col int    // where Doris could not parse the statement (line >= 1)
 }
 
+// Error is for the server's own log: the reason, the client's message and
+// the MySQL error number, never the backend's text.
 func (e *Error) Error() string {
-	if e.Cause != nil {
-		return fmt.Sprintf("doris: %s: %s: %v", e.Reason, e.Message, e.Cause)
+	if e.number != 0 {
+		return fmt.Sprintf("doris: %s: %s (MySQL error %d)", e.Reason, e.Message, e.number)
 	}
 	return fmt.Sprintf("doris: %s: %s", e.Reason, e.Message)
 }

@@ -31,6 +31,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	mariadb.SkipNotice("doris")
 	if err := mariadb.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop shared MariaDB:", err)
 		if code == 0 {

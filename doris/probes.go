@@ -61,50 +61,23 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 	if probeNotBuilt[id] {
 		return ProbeNotConfigured, 0
 	}
+	var err error
 	if f, ok := probeHTTP[id]; ok {
-		err := f(r, ctx, rt)
-		var se *httpStatusError
-		switch {
-		case err == nil:
-			return ProbeOK, 0
-		case errors.Is(err, errNotConfigured):
-			return ProbeNotConfigured, 0
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return ProbeTimeout, timeoutRetry
-		case errors.As(err, &se) && (se.Status == 401 || se.Status == 403):
-			return ProbePermissionDenied, 0
-		case errors.As(err, &se) && se.Status == 404:
-			return ProbeNotSupported, 0
-		case errors.As(err, &se) || errors.Is(err, errTooLarge):
-			return ProbeFailed, 0
-		}
-		return ProbeFailed, failedRetry // the web server could not be reached
-	}
-	q, ok := probeSQL[id]
-	if !ok {
+		err = f(r, ctx, rt)
+	} else if q, ok := probeSQL[id]; ok {
+		_, err = r.internalText(ctx, rt, q, 64, "PROBE")
+	} else {
 		return ProbeUnknown, 0
 	}
-	_, err := r.internalText(ctx, rt, q, 64, "PROBE")
-	if err == nil {
+	switch {
+	case err == nil:
 		return ProbeOK, 0
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	case errors.Is(err, errNotConfigured):
+		return ProbeNotConfigured, 0
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ProbeTimeout, timeoutRetry
 	}
-	var de *Error
-	if errors.As(err, &de) {
-		switch de.Reason {
-		case "PROBE_PERMISSION_DENIED":
-			return ProbePermissionDenied, 0
-		case "PROBE_OBJECT_NOT_FOUND", "PROBE_SYNTAX_ERROR", "PROBE_NOT_SUPPORTED":
-			return ProbeNotSupported, 0
-		case "PROBE_TIMEOUT":
-			return ProbeTimeout, timeoutRetry
-		case "PROBE_BACKEND_UNAVAILABLE", "PROBE_CANCELLED", "PROBE_CONCURRENCY_LIMITED":
-			return ProbeFailed, failedRetry
-		}
-	}
-	return ProbeFailed, 0
+	return failedProbe(classify("PROBE", err, ctx))
 }
 
 // probeProfileAPI checks that the FE profile API answers for this route:

@@ -39,13 +39,18 @@ func (r *Runtime) explain(ctx context.Context, c *Call, sqlText, catalog, databa
 	if verbose {
 		q = "EXPLAIN VERBOSE " + text
 	}
+	caller := ""
+	if text == sqlText {
+		caller = sqlText // positions Doris reports are positions in the caller's text
+	}
 	rt, err := r.route(c.Identity)
 	if err != nil {
 		return nil, false, err
 	}
 	t := &textRows{}
 	err = r.textInto(ctx, rt, stmt{sql: q, catalog: catalog, database: database, prefix: queryPrefix,
-		timeout: min(DefaultCallTimeout, r.cfg.QueryTimeout)}, min(maxPlanRows, r.cfg.MaxResultRows), t)
+		timeout: min(DefaultCallTimeout, r.cfg.QueryTimeout), caller: caller, callerAt: len(q) - len(text)},
+		min(maxPlanRows, r.cfg.MaxResultRows), t)
 	if err != nil {
 		return nil, false, err
 	}

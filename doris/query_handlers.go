@@ -141,8 +141,12 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	caller := ""
+	if text == a.SQL {
+		caller = a.SQL // unbound: positions Doris reports are positions in the caller's text
+	}
 	data, warnings, err := r.query(ctx, rt, stmt{sql: text, catalog: a.Catalog, database: a.Database, timeout: timeout,
-		progress: c.Progress, prefix: queryPrefix}, maxRows, r.cfg.MaxResultBytes, "max_rows")
+		progress: c.Progress, prefix: queryPrefix, caller: caller}, maxRows, r.cfg.MaxResultBytes, "max_rows")
 	if err != nil {
 		return nil, err
 	}

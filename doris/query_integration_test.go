@@ -275,9 +275,11 @@ func TestExecuteQueryArguments(t *testing.T) {
 	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT %s", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
 	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
 	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "database": "de`mo"}, "CHILD_ARGUMENTS_INVALID", "QUERY_IDENTIFIER_INVALID")
-	// Unknown objects: not found, with no backend text.
+	// Unknown objects: not found, naming the object Doris reported, with
+	// no other backend text.
 	ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT * FROM no_such_table"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
-	if strings.Contains(ev.Error.Message, "no_such_table") || ev.Error.Details.StatusCode != 404 {
+	if !strings.Contains(ev.Error.Message, "no_such_table") || strings.Contains(ev.Error.Message, "detailMessage") ||
+		ev.Error.Details.StatusCode != 404 {
 		t.Fatalf("not found: %s", ev.raw)
 	}
 	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT nope FROM orders"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 )
 
-// ReasonStale: the list a page cursor was cut from has changed since, so
-// continuing would skip or repeat entries.
+// ReasonStale means the list a page cursor was cut from has changed since,
+// so continuing would skip or repeat entries.
 const ReasonStale = "stale"
 
 // pageState is what a page cursor carries: the identifier of the last

@@ -182,8 +182,8 @@ func TestHTTPMethodsAndOrigins(t *testing.T) {
 		})
 	}
 	r := h.post(t, "/mcp/legacy", modernHeaders("tools/list", ""), req(1, "tools/list", ""), wiretest.Rev20260728, "tools/list")
-	if r.status != 404 {
-		t.Fatalf("/mcp/legacy without ENABLE_LEGACY_HTTP_ADAPTER: status %d, want 404", r.status)
+	if r.status != 404 || !strings.Contains(string(r.body), "ENABLE_LEGACY_HTTP_ADAPTER=true") {
+		t.Fatalf("/mcp/legacy without ENABLE_LEGACY_HTTP_ADAPTER: status %d %s, want 404 naming the setting", r.status, r.body)
 	}
 }
 

@@ -53,6 +53,12 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, modern) })
 	if o.Legacy {
 		mux.HandleFunc("/mcp/legacy", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, legacy) })
+	} else {
+		mux.HandleFunc("/mcp/legacy", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "legacy_adapter_disabled",
+				"message": "the endpoint for MCP 2025-03-26, 2025-06-18 and 2025-11-25 clients is off; " +
+					"the server's operator enables it with ENABLE_LEGACY_HTTP_ADAPTER=true"})
+		})
 	}
 	for pattern, h := range o.Mount {
 		mux.Handle(pattern, h)

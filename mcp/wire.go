@@ -90,9 +90,6 @@ type Request struct {
 	Notification bool
 }
 
-// envelopeKeys are the only members a client message may have.
-var envelopeKeys = []string{"jsonrpc", "id", "method", "params"}
-
 // DecodeRequest strictly decodes one client message. It rejects what any
 // lenient decoder might read differently: duplicate or case-variant keys,
 // unknown envelope members, invalid UTF-8, excessive nesting, a wrong

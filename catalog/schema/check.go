@@ -316,7 +316,7 @@ func typeMatches(ts typeSet, k Kind, doc []byte) bool {
 // isInteger reports whether a number literal has no fractional part
 // (JSON Schema counts 1.0 as an integer).
 func isInteger(lit []byte) bool {
-	if bytes.IndexAny(lit, ".eE") < 0 {
+	if !bytes.ContainsAny(lit, ".eE") {
 		return true
 	}
 	if r, exact := ratOf(lit); exact {

@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	bins := flag.String("bin", "", "server binaries to measure, name=path,... (default: build the working tree as \"head\")")
+	bins := flag.String("bin", "", "server binaries to measure, name=path[@VAR=value...],... (default: build the working tree as \"head\")")
 	duration := flag.Duration("duration", 10*time.Second, "length of each measured phase")
 	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured load before each phase")
 	profile := flag.String("profile", "3.0", "simulated Doris release")
@@ -60,6 +60,12 @@ func main() {
 		return
 	}
 	printTable(os.Stdout, res)
+}
+
+// target is one server binary to measure, with extra environment.
+type target struct {
+	bin string
+	env []string
 }
 
 // results are the figures of one run.
@@ -90,21 +96,22 @@ func run(ctx context.Context, log *slog.Logger, bins, profile string, d, warm ti
 	}
 	defer os.RemoveAll(tmp)
 
-	servers := map[string]string{}
+	servers := map[string]target{}
 	var order []string
 	if bins == "" {
 		bin := filepath.Join(tmp, "doris-mcp-server")
 		if err := goBuild(root, bin, "."); err != nil {
 			return nil, err
 		}
-		servers["head"], order = bin, []string{"head"}
+		servers["head"], order = target{bin: bin}, []string{"head"}
 	} else {
 		for _, item := range strings.Split(bins, ",") {
-			name, path, ok := strings.Cut(item, "=")
+			name, spec, ok := strings.Cut(item, "=")
 			if !ok {
-				name, path = filepath.Base(item), item
+				name, spec = filepath.Base(item), item
 			}
-			servers[name] = path
+			parts := strings.Split(spec, "@")
+			servers[name] = target{bin: parts[0], env: parts[1:]}
 			order = append(order, name)
 		}
 	}
@@ -143,13 +150,14 @@ func run(ctx context.Context, log *slog.Logger, bins, profile string, d, warm ti
 	return res, nil
 }
 
-func measureServer(ctx context.Context, name, bin string, simulator *simProc, d, warm time.Duration, cold int) (*serverResult, error) {
+func measureServer(ctx context.Context, name string, tg target, simulator *simProc, d, warm time.Duration, cold int) (*serverResult, error) {
+	bin := tg.bin
 	sr := &serverResult{Name: name}
 	if st, err := os.Stat(bin); err == nil {
 		sr.BinaryBytes = st.Size()
 	}
 	fmt.Fprintf(os.Stderr, "server %s: %s\n", name, bin)
-	srv, err := startServer(ctx, bin, simulator, nil)
+	srv, err := startServer(ctx, bin, simulator, tg.env)
 	if err != nil {
 		return nil, err
 	}

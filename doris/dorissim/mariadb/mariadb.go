@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -69,6 +68,11 @@ type Instance struct {
 	log      *slog.Logger
 	stopOnce sync.Once
 	stopErr  error
+	// owner holds an exclusive lock on the directory's owner.lock for as
+	// long as this process owns the instance, so that another process
+	// (another test binary, possibly in another PID namespace) never takes
+	// the directory for a stale one.
+	owner *os.File
 }
 
 // User is a demo account.
@@ -153,7 +157,11 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mariadb: %w", err)
 	}
-	_ = os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	owner, err := lockOwner(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	data := filepath.Join(dir, "data")
 	t0 := time.Now()
 	inst := exec.CommandContext(ctx, install, "--no-defaults", "--auth-root-authentication-method=normal",
@@ -169,6 +177,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		in, err := launch(ctx, server, dir, data, opts.RootPassword, log)
 		if err == nil {
+			in.owner = owner
 			if err = in.setup(ctx, !opts.SkipDemo); err != nil {
 				in.Stop()
 				return nil, err
@@ -182,6 +191,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		}
 	}
 	os.RemoveAll(dir)
+	owner.Close()
 	return nil, lastErr
 }
 
@@ -395,6 +405,9 @@ func (in *Instance) Stop() error {
 		if err := os.RemoveAll(in.dir); err != nil {
 			in.stopErr = err
 		}
+		if in.owner != nil {
+			in.owner.Close() // releases the lock
+		}
 	})
 	return in.stopErr
 }
@@ -405,29 +418,54 @@ func (in *Instance) kill() {
 	}
 }
 
-// removeStale deletes data directories left behind by dead processes (a test
-// binary that was killed before it could call Stop).
+// lockOwner creates dir/owner.lock and holds an exclusive lock on it.
+func lockOwner(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "owner.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mariadb: lock %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+// removeStale deletes data directories left behind by dead processes (a
+// test binary killed before it could call Stop). A directory is stale when
+// nobody holds its owner lock: a lock, unlike a pid, means the same thing
+// to every process on the machine, whatever PID namespace it runs in. A
+// directory without a lock file is being created, or predates locks: it
+// is left alone unless it is a day old.
 func removeStale(base string) {
 	dirs, _ := filepath.Glob(filepath.Join(base, dirPrefix+"*"))
 	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "owner.pid"))
+		f, err := os.OpenFile(filepath.Join(d, "owner.lock"), os.O_RDWR, 0)
 		if err != nil {
+			if st, serr := os.Stat(d); serr == nil && time.Since(st.ModTime()) > 24*time.Hour {
+				os.RemoveAll(d)
+			}
 			continue
 		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 0 || processAlive(pid) {
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close() // its owner is alive
 			continue
 		}
+		// The owner is gone. Its server may be too (it dies with its
+		// parent); if it is not, stop it, but only a process that really
+		// is this directory's mariadbd.
 		if mp, err := os.ReadFile(filepath.Join(d, "mariadbd.pid")); err == nil {
-			if sp, err := strconv.Atoi(strings.TrimSpace(string(mp))); err == nil && sp > 0 && processAlive(sp) {
+			if sp, err := strconv.Atoi(strings.TrimSpace(string(mp))); err == nil && sp > 0 && isServerOf(sp, d) {
 				_ = syscall.Kill(sp, syscall.SIGKILL)
 			}
 		}
-		_ = os.RemoveAll(d)
+		os.RemoveAll(d)
+		f.Close()
 	}
 }
 
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+// isServerOf reports whether pid is a mariadbd serving the data under dir.
+func isServerOf(pid int, dir string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && strings.Contains(string(b), "mariadbd") && strings.Contains(string(b), dir)
 }

@@ -15,6 +15,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	mariadb.SkipNotice("doris/dorissim/mariadb")
 	if err := mariadb.StopShared(); err != nil {
 		println("stop shared mariadb:", err.Error())
 	}

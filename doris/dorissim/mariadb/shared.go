@@ -80,3 +80,31 @@ func SharedFor(t TB) *Instance {
 	}
 	return in
 }
+
+// AnnounceSkips tells the developer that a package's integration tests
+// skipped, and why, in one line. `go test ./...` prints nothing of a
+// package that passes, so the line goes to the terminal (/dev/tty) when
+// there is one, and to stderr otherwise (shown by go test -v). Call it
+// from TestMain after m.Run when a prerequisite is missing.
+func AnnounceSkips(pkg string, why string) {
+	line := "NOTE " + pkg + ": integration tests were SKIPPED: " + why + " (./.ci/setup installs what they need)\n"
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if _, err := tty.WriteString(line); err == nil {
+			return
+		}
+	}
+	os.Stderr.WriteString(line)
+}
+
+// SkipNotice announces, for a package whose tests need MariaDB, that they
+// skipped because it is missing. It does nothing under CI (where a missing
+// prerequisite fails the tests) or when MariaDB is available.
+func SkipNotice(pkg string) {
+	if UnderCI() {
+		return
+	}
+	if err := Available(); err != nil {
+		AnnounceSkips(pkg, "MariaDB is not installed ("+err.Error()+")")
+	}
+}

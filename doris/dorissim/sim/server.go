@@ -202,8 +202,8 @@ func (s *Server) SetProfile(name string) error {
 	return nil
 }
 
-// SetDown(true) makes Doris unreachable: the MySQL and HTTP listeners close
-// (connections are refused) and open client connections are dropped.
+// SetDown makes Doris unreachable (true): the MySQL and HTTP listeners
+// close (connections are refused) and open client connections are dropped.
 // SetDown(false) listens again on the same addresses.
 func (s *Server) SetDown(down bool) error {
 	s.mu.Lock()

@@ -20,6 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	mariadb.SkipNotice("doris/dorissim/sim")
 	if err := mariadb.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop shared mariadb:", err)
 	}

@@ -1,0 +1,132 @@
+package main
+
+// TestLayering keeps the package map of the design true: imports point one
+// way (main -> mcp -> catalog -> doris -> guard), the security packages
+// depend on nothing outside the standard library, and go.mod requires
+// exactly the two modules the design allows.
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/doris-mcp/doris-mcp-server"
+
+type listedPackage struct {
+	ImportPath string
+	Standard   bool
+	Deps       []string
+	Imports    []string
+}
+
+// listPackages runs go list over the module's packages (tests excluded).
+func listPackages(t *testing.T) map[string]listedPackage {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]listedPackage{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listedPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	return pkgs
+}
+
+// isStd reports whether an import path is in the standard library (no dot
+// in its first element).
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func under(path, pkg string) bool {
+	return path == module+"/"+pkg || strings.HasPrefix(path, module+"/"+pkg+"/")
+}
+
+func TestLayering(t *testing.T) {
+	pkgs := listPackages(t)
+	for path, p := range pkgs {
+		switch {
+		case under(path, "guard"), under(path, "handle"):
+			for _, d := range p.Deps {
+				if !isStd(d) {
+					t.Errorf("%s depends on %s; guard and handle use only the standard library", path, d)
+				}
+			}
+		case under(path, "auth"):
+			for _, d := range p.Deps {
+				if !isStd(d) && !under(d, "auth") {
+					t.Errorf("%s depends on %s; auth uses only the standard library", path, d)
+				}
+			}
+		case under(path, "doris"):
+			for _, d := range p.Deps {
+				if under(d, "catalog") || under(d, "mcp") {
+					t.Errorf("%s imports %s; doris never imports catalog or mcp", path, d)
+				}
+			}
+		case under(path, "catalog"):
+			for _, d := range p.Deps {
+				if under(d, "mcp") {
+					t.Errorf("%s imports %s; catalog never imports mcp", path, d)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"guard", "handle", "auth", "doris", "catalog", "mcp"} {
+		if _, ok := pkgs[module+"/"+want]; !ok {
+			t.Errorf("package %s not found by go list", want)
+		}
+	}
+}
+
+// TestGoModRequiresTheTwoModules: the design's two dependencies are the
+// only direct requirements.
+func TestGoModRequiresTheTwoModules(t *testing.T) {
+	f, err := os.Open("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var direct []string
+	inBlock := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "require (":
+			inBlock = true
+			continue
+		case inBlock && line == ")":
+			inBlock = false
+			continue
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !inBlock:
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "//") || strings.Contains(line, "// indirect") {
+			continue
+		}
+		direct = append(direct, strings.Fields(line)[0])
+	}
+	slices.Sort(direct)
+	want := []string{"github.com/go-sql-driver/mysql", "github.com/kaptinlin/jsonschema"}
+	if !slices.Equal(direct, want) {
+		t.Errorf("go.mod requires %v directly, want exactly %v", direct, want)
+	}
+}
