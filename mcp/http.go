@@ -40,6 +40,10 @@ type HTTPOptions struct {
 	// endpoints, sign-in pages), keyed by http.ServeMux pattern. They get
 	// no Host/Origin check from this package: each does its own.
 	Mount map[string]http.Handler
+	// ScopeChallenge returns the WWW-Authenticate value of the 403 sent
+	// when the identity lacks a request's operation scope (nil: a bare
+	// insufficient_scope challenge naming the scope).
+	ScopeChallenge func(scope string) string
 }
 
 // Handler returns the HTTP handler of the server: POST /mcp (MCP
@@ -148,6 +152,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 			return
 		}
 		c.id = id
+	}
+	if s.refuseScope(w, r, o, c) {
+		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
