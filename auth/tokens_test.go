@@ -52,7 +52,7 @@ func TestStaticTokens(t *testing.T) {
 	a := newAuth(t, map[string]string{
 		"ENABLE_TOKEN_AUTH": "true", "TOKEN_FILE_PATH": path, "BOB_DORIS_PASSWORD": "bob-doris-pw",
 		"TOKEN_ALICE": tokAlice, "TOKEN_ALICE_PERMISSIONS": "tool:list,resource:read",
-		"TOKEN_DIGESTED":        digest(t, "sha256", "digested-token-abcdefghijklmnopqrstuvwxyz012"),
+		"TOKEN_DIGESTED":            digest(t, "sha256", "digested-token-abcdefghijklmnopqrstuvwxyz012"),
 		"TOKEN_FILE_RELOAD_SECONDS": "0",
 	}, auth.Options{})
 

@@ -155,3 +155,10 @@ func Tamper(token string) string {
 	parts[1] = base64.RawURLEncoding.EncodeToString(nb)
 	return strings.Join(parts, ".")
 }
+
+// PrivatePEM returns the PKCS#8 PEM of alg's private key.
+func (k *Keys) PrivatePEM(alg string) string {
+	der, err := x509.MarshalPKCS8PrivateKey(k.Private(alg))
+	must(err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
