@@ -23,7 +23,9 @@ func TestOperationScopes(t *testing.T) {
 			s := r.Header.Get("X-Test-Scopes")
 			return auth.Identity{Method: "token", Subject: s, Route: "global", Scopes: scopes[s]}, nil
 		},
-		ScopeChallenge: func(scope string) string { return `Bearer error="insufficient_scope", scope="` + scope + `", resource_metadata="m"` },
+		ScopeChallenge: func(scope string) string {
+			return `Bearer error="insufficient_scope", scope="` + scope + `", resource_metadata="m"`
+		},
 	}))
 	t.Cleanup(ts.Close)
 	h := &httpEnv{env: e, ts: ts}
