@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -241,12 +242,11 @@ func (c *Config) envToken(et envToken, start time.Time) (StaticToken, error) {
 		t.ExpiresAt = at
 	case strings.EqualFold(et.expiresHours, "none"):
 	case et.expiresHours != "":
-		var d time.Duration
-		r := &envReader{env: map[string]string{"h": et.expiresHours}}
-		if r.seconds("h", &d, time.Hour); len(r.errs) > 0 || d <= 0 {
+		h, err := strconv.ParseFloat(et.expiresHours, 64)
+		if err != nil || h <= 0 || h > 1e6 {
 			return StaticToken{}, configErrf(field+"_EXPIRES_HOURS", "%q is not a positive number of hours or none", et.expiresHours)
 		}
-		t.ExpiresAt = start.Add(d)
+		t.ExpiresAt = start.Add(time.Duration(h * float64(time.Hour)))
 	case c.TokenExpiry && c.DefaultTokenExpiry > 0:
 		t.ExpiresAt = start.Add(c.DefaultTokenExpiry)
 	}

@@ -289,8 +289,8 @@ func (c *Config) FromEnv(env map[string]string) []error {
 	r.bool("ENABLE_HTTP_TOKEN_MANAGEMENT", &c.tokenManagement)
 	c.envTokens = nil
 	for k, v := range env {
-		if !isTokenVar(k) {
-			continue
+		if !isTokenVar(k) || v == "" {
+			continue // an empty TOKEN_<ID> is unset, as in the reference
 		}
 		t := envToken{id: strings.ToLower(strings.TrimPrefix(k, "TOKEN_")), value: v}
 		r.str(k+"_EXPIRES_HOURS", &t.expiresHours)
@@ -355,10 +355,9 @@ func (c *Config) FromEnv(env map[string]string) []error {
 	r.secret("OAUTH_CLIENT_SECRET", &o.ClientSecret)
 	r.str("OAUTH_INTROSPECTION_CLIENT_ID", &o.ClientID)
 	r.secret("OAUTH_INTROSPECTION_CLIENT_SECRET", &o.ClientSecret)
-	if r.list("OAUTH_SCOPE", &o.Scopes) && !r.list("OAUTH_REQUIRED_SCOPE", &o.RequiredScopes) {
-		o.RequiredScopes = slices.Clone(o.Scopes)
-	} else if _, ok := env["OAUTH_SCOPE"]; !ok {
-		r.list("OAUTH_REQUIRED_SCOPE", &o.RequiredScopes)
+	hasScope := r.list("OAUTH_SCOPE", &o.Scopes)
+	if !r.list("OAUTH_REQUIRED_SCOPE", &o.RequiredScopes) && hasScope {
+		o.RequiredScopes = slices.Clone(o.Scopes) // the reference's default: all of them
 	}
 	r.str("OAUTH_USER_ID_CLAIM", &o.UserIDClaim)
 	r.list("OAUTH_ALGORITHMS", &o.Algorithms)

@@ -203,7 +203,9 @@ func (r *remoteKeys) refresh(ctx context.Context) ([]Key, error) {
 	}
 	r.tried = r.now()
 	r.mu.Unlock()
-	b, err := r.fetch(ctx)
+	// The fetch serves every later request too: the caller going away
+	// must not cut it short (the client's timeout still bounds it).
+	b, err := r.fetch(context.WithoutCancel(ctx))
 	var keys []Key
 	if err == nil {
 		keys, err = ParseJWKS(b)

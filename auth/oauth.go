@@ -49,11 +49,7 @@ func (m *oauthMode) authenticate(ctx context.Context, token string) (Identity, e
 		if err != nil {
 			return Identity{}, err
 		}
-		sub := r.Sub
-		if m.userClaim != "sub" {
-			sub = claimString(r.raw, m.userClaim)
-		}
-		return m.identity(sub, r.ClientID, splitScopeString(r.Scope))
+		return m.identity(r.sub, r.clientID, r.scopes)
 	}
 	return Identity{}, invalidToken("the token is not a JWT and no introspection endpoint is configured")
 }
@@ -140,16 +136,24 @@ type introspector struct {
 	cache map[[32]byte]cachedIntrospection
 }
 
+// introspected is what the server keeps of an active token's
+// introspection: a few short strings, so the cache stays small whatever
+// the authorization server sends.
+type introspected struct {
+	sub, clientID string
+	scopes        []string
+}
+
 type cachedIntrospection struct {
-	r     *introspection
+	r     *introspected
 	until time.Time
 }
 
 const maxIntrospectionCache = 10000
 
-// check returns the introspection of an active token bound to m's issuer
-// and audience, or an *Error.
-func (in *introspector) check(ctx context.Context, token string, m *oauthMode) (*introspection, error) {
+// check returns what the introspection of an active token bound to m's
+// issuer and audience says, or an *Error.
+func (in *introspector) check(ctx context.Context, token string, m *oauthMode) (*introspected, error) {
 	key := sha256.Sum256([]byte(token))
 	now := in.now()
 	in.mu.Lock()
@@ -193,9 +197,17 @@ func (in *introspector) check(ctx context.Context, token string, m *oauthMode) (
 	if r.Nbf > 0 && now.Add(in.leeway).Before(time.Unix(int64(r.Nbf), 0)) {
 		return nil, invalidToken("the token is not valid yet")
 	}
+	sub := r.Sub
+	if m.userClaim != "sub" {
+		sub = claimString(r.raw, m.userClaim)
+	}
+	res := &introspected{sub: sub, clientID: r.ClientID, scopes: splitScopeString(r.Scope)}
 	until := now.Add(in.ttl)
 	if r.Exp > 0 && exp.Before(until) {
 		until = exp
+	}
+	if !until.After(now) {
+		return res, nil // caching is off, or the token expires now
 	}
 	in.mu.Lock()
 	if len(in.cache) >= maxIntrospectionCache {
@@ -205,9 +217,9 @@ func (in *introspector) check(ctx context.Context, token string, m *oauthMode) (
 			}
 		}
 	}
-	in.cache[key] = cachedIntrospection{r: r, until: until}
+	in.cache[key] = cachedIntrospection{r: res, until: until}
 	in.mu.Unlock()
-	return r, nil
+	return res, nil
 }
 
 // post sends the RFC 7662 request with client_secret_basic.
