@@ -138,9 +138,10 @@ func (a *Authenticator) scopeFor(needed []string) string {
 }
 
 // ScopeChallenge returns the WWW-Authenticate value of a 403 for a request
-// whose identity lacks the operation scope: mcp.HTTPOptions.ScopeChallenge.
+// whose identity lacks operation scopes (space-delimited):
+// mcp.HTTPOptions.ScopeChallenge.
 func (a *Authenticator) ScopeChallenge(scope string) string {
-	ch := challenge{realm: a.realm, code: codeInsufficientScope, description: "the token lacks the scope " + scope, scope: a.scopeFor([]string{scope})}
+	ch := challenge{realm: a.realm, code: codeInsufficientScope, description: "the token lacks the scope " + scope, scope: a.scopeFor(strings.Fields(scope))}
 	if a.oauth != nil {
 		ch.resourceMetadata = a.oauth.metadataURL
 	}

@@ -41,8 +41,8 @@ type HTTPOptions struct {
 	// no Host/Origin check from this package: each does its own.
 	Mount map[string]http.Handler
 	// ScopeChallenge returns the WWW-Authenticate value of the 403 sent
-	// when the identity lacks a request's operation scope (nil: a bare
-	// insufficient_scope challenge naming the scope).
+	// when the identity lacks operation scopes a request needs (scope is
+	// space-delimited; nil: a bare insufficient_scope challenge naming it).
 	ScopeChallenge func(scope string) string
 }
 

@@ -3,63 +3,90 @@ package mcp
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 )
 
-// operationScope returns the operation scope a request needs (contract
-// §4), or "" when it needs none. A domain tool call needs tool:list;
-// which children it may reach is the catalog's decision, from the
-// identity's child grants. A completion needs the scope of what it
+// operationScopes returns the operation scopes a request needs (contract
+// §4), none for discovery and the handshake. A domain tool call needs
+// tool:list (which children it may reach is the catalog's decision, from
+// the identity's child grants); the semantic domain and semantic resources
+// also need semantic:read; a completion needs the scope of what it
 // completes.
-func operationScope(req *Request) string {
+func operationScopes(req *Request) []string {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+		Ref  struct {
+			Type string `json:"type"`
+		} `json:"ref"`
+	}
+	json.Unmarshal(req.Params, &p)
 	switch req.Method {
-	case "tools/list", "tools/call":
-		return auth.ScopeToolList
-	case "resources/list", "resources/templates/list":
-		return auth.ScopeResourceList
-	case "resources/read":
-		return auth.ScopeResourceRead
-	case "prompts/list":
-		return auth.ScopePromptList
-	case "prompts/get":
-		return auth.ScopePromptGet
-	case "completion/complete":
-		var p struct {
-			Ref struct {
-				Type string `json:"type"`
-			} `json:"ref"`
+	case "tools/list":
+		return []string{auth.ScopeToolList}
+	case "tools/call":
+		if p.Name == semanticDomain || strings.HasPrefix(p.Name, semanticDomain+"_") {
+			return []string{auth.ScopeToolList, auth.ScopeSemanticRead}
 		}
-		json.Unmarshal(req.Params, &p)
+		return []string{auth.ScopeToolList}
+	case "resources/list", "resources/templates/list":
+		return []string{auth.ScopeResourceList}
+	case "resources/read":
+		if strings.HasPrefix(p.URI, semanticResources) {
+			return []string{auth.ScopeResourceRead, auth.ScopeSemanticRead}
+		}
+		return []string{auth.ScopeResourceRead}
+	case "prompts/list":
+		return []string{auth.ScopePromptList}
+	case "prompts/get":
+		return []string{auth.ScopePromptGet}
+	case "completion/complete":
 		switch p.Ref.Type {
 		case "ref/prompt":
-			return auth.ScopePromptGet
+			return []string{auth.ScopePromptGet}
 		case "ref/resource":
-			return auth.ScopeResourceRead
+			return []string{auth.ScopeResourceRead}
 		}
-	}
-	return ""
-}
-
-// checkScope refuses a request whose identity lacks its operation scope.
-func checkScope(c *call) *Error {
-	if c.req.Notification {
-		return nil
-	}
-	if scope := operationScope(c.req); scope != "" && !c.id.Can(scope) {
-		return scopeError(scope)
 	}
 	return nil
 }
 
-func scopeError(scope string) *Error {
-	return &Error{Code: CodeInvalidRequest, Message: "insufficient scope: the credential does not allow this operation",
-		Data: map[string]any{"error": "insufficient_scope", "requiredScope": scope}}
+// The semantic domain's tool name (its flat children are prefixed with
+// it) and resource URI prefix.
+const (
+	semanticDomain    = "doris_semantic"
+	semanticResources = "doris://semantic/"
+)
+
+// checkScope refuses a request whose identity lacks an operation scope it
+// needs, naming every missing one.
+func checkScope(c *call) *Error {
+	if c.req.Notification {
+		return nil
+	}
+	var missing []string
+	for _, s := range operationScopes(c.req) {
+		if !c.id.Can(s) {
+			missing = append(missing, s)
+		}
+	}
+	if missing != nil {
+		return scopeError(missing)
+	}
+	return nil
 }
 
-// refuseScope answers an HTTP request whose identity lacks the operation
-// scope: 403 with an insufficient_scope challenge naming it (RFC 6750
-// §3.1, MCP authorization), and the JSON-RPC error with the request id.
+func scopeError(missing []string) *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "insufficient scope: the credential does not allow this operation",
+		Data: map[string]any{"error": "insufficient_scope", "requiredScope": strings.Join(missing, " ")}}
+}
+
+// refuseScope answers an HTTP request whose identity lacks an operation
+// scope: 403 with an insufficient_scope challenge naming the missing
+// scopes (RFC 6750 §3.1, MCP authorization), and the JSON-RPC error with
+// the request id.
 func (s *Server) refuseScope(w http.ResponseWriter, r *http.Request, o HTTPOptions, c *call) bool {
 	e := checkScope(c)
 	if e == nil {

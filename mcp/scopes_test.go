@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
@@ -42,6 +43,9 @@ func TestOperationScopes(t *testing.T) {
 		{"prompts/get", `"name":"sales_analysis"`, "sales_analysis", "prompt:get"},
 		{"completion/complete", `"ref":{"type":"ref/prompt","name":"sales_analysis"},"argument":{"name":"x","value":""}`, "", "prompt:get"},
 		{"completion/complete", `"ref":{"type":"ref/resource","uri":"doris://table/{db}/{t}"},"argument":{"name":"db","value":""}`, "", "resource:read"},
+		{"tools/call", `"name":"doris_semantic","arguments":{}`, "doris_semantic", "tool:list semantic:read"},
+		{"tools/call", `"name":"doris_semantic_list_semantic_models","arguments":{}`, "doris_semantic_list_semantic_models", "tool:list semantic:read"},
+		{"resources/read", `"uri":"doris://semantic/sales"`, "doris://semantic/sales", "resource:read semantic:read"},
 	}
 	for _, who := range []string{"narrow", "none", "all"} {
 		for _, m := range methods {
@@ -49,20 +53,26 @@ func TestOperationScopes(t *testing.T) {
 				hdr := modernHeaders(m.method, m.name)
 				hdr["X-Test-Scopes"] = who
 				rep := h.post(t, "/mcp", hdr, req(7, m.method, m.extra), wiretest.Rev20260728, m.method)
-				allowed := m.scope == "" || who == "all" || (who == "narrow" && m.scope == "tool:list")
-				if allowed {
+				missing := m.scope
+				switch who {
+				case "all":
+					missing = ""
+				case "narrow":
+					missing = strings.TrimSpace(strings.ReplaceAll(m.scope, "tool:list", ""))
+				}
+				if missing == "" {
 					if rep.status == http.StatusForbidden {
 						t.Fatalf("refused: %s", rep.body)
 					}
 					return
 				}
-				want := `Bearer error="insufficient_scope", scope="` + m.scope + `", resource_metadata="m"`
+				want := `Bearer error="insufficient_scope", scope="` + missing + `", resource_metadata="m"`
 				if rep.status != 403 || rep.header.Get("WWW-Authenticate") != want {
 					t.Fatalf("got %d %q, want 403 %q (%s)", rep.status, rep.header.Get("WWW-Authenticate"), want, rep.body)
 				}
 				errObj, _ := rep.msg["error"].(map[string]any)
 				data, _ := errObj["data"].(map[string]any)
-				if rep.msg["id"] != float64(7) || data["requiredScope"] != m.scope {
+				if rep.msg["id"] != float64(7) || data["requiredScope"] != missing {
 					t.Fatalf("body %s", rep.body)
 				}
 			})
