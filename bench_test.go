@@ -41,8 +41,8 @@ func BenchmarkHTTPExecuteQuery(b *testing.B) {
 	cfg.Doris.Port, _ = strconv.Atoi(port)
 	cfg.Doris.User, cfg.Doris.Password, cfg.Doris.Database = mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase
 	cfg.Doris.FEHTTPPort = 0
-	log, flush := newLogger(io.Discard, slog.LevelInfo)
-	b.Cleanup(flush)
+	log, sink := newLogger(io.Discard, slog.LevelInfo)
+	b.Cleanup(sink.Close)
 	srv, rt, err := wire(cfg, log)
 	if err != nil {
 		b.Fatal(err)

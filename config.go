@@ -42,9 +42,12 @@ type Config struct {
 
 	AllowUnauthenticatedNonLoopback bool // ALLOW_UNAUTHENTICATED_NON_LOOPBACK
 
-	// Authentication switches of the reference server. None is built yet;
-	// enabling one fails startup rather than serving unauthenticated.
+	// Authentication switches of the reference server that this build
+	// does not serve: enabling one fails startup rather than serving
+	// unauthenticated.
 	AuthSwitches map[string]bool
+	// Auth is the configuration of the authentication modes (package auth).
+	Auth auth.Config
 
 	LogLevel slog.Level // LOG_LEVEL, parsed once where it is read
 
@@ -62,13 +65,15 @@ func DefaultConfig() Config {
 		ExposureMode:      "hierarchical",
 		AdminConfirmation: true,
 		AuthSwitches:      map[string]bool{},
+		Auth:              auth.DefaultConfig(),
 		LogLevel:          slog.LevelInfo,
 		Doris:             doris.DefaultConfig(),
 	}
 }
 
-// authSwitchNames are the reference's authentication switches.
-var authSwitchNames = []string{"ENABLE_TOKEN_AUTH", "ENABLE_JWT_AUTH", "ENABLE_OAUTH_AUTH", "OAUTH_ENABLED", "ENABLE_DORIS_OAUTH_AUTH"}
+// authSwitchNames are the reference's authentication switches that this
+// build does not serve (package auth serves the others).
+var authSwitchNames = []string{"ENABLE_DORIS_OAUTH_AUTH"}
 
 // fieldError is one configuration problem: the variable or flag, and why.
 type fieldError struct {
@@ -192,6 +197,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 			l.fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", v)
 		}
 	}
+	l.errs = append(l.errs, c.Auth.FromEnv(env)...)
 
 	d := &c.Doris
 	l.str("DORIS_HOST", &d.Host)
@@ -326,10 +332,13 @@ func (c *Config) Validate() error {
 		if _, err := auth.NewHostPolicy(c.Host, c.AllowedHosts, c.AllowedOrigins); err != nil {
 			errs = append(errs, err)
 		}
-		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback {
-			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication, which this build does not provide; "+
+		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback && !c.Auth.Enabled() {
+			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication: enable ENABLE_TOKEN_AUTH, ENABLE_JWT_AUTH or ENABLE_OAUTH_AUTH, "+
 				"bind to 127.0.0.1 behind an authenticating proxy, or set ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true to accept the risk", c.Host)
 		}
+	}
+	if err := c.Auth.Validate(c.authBind()); err != nil {
+		errs = append(errs, err)
 	}
 	for _, name := range authSwitchNames {
 		if c.AuthSwitches[name] {
@@ -370,36 +379,15 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// weakSecretParts are substrings that mark a secret as a placeholder or a
-// well-known value.
-var weakSecretParts = []string{"password", "changeme", "change_me", "123456", "yoursecret", "your-secret", "your_secret",
-	"secret-key", "example", "qwerty", "letmein", "default", "placeholder"}
+// checkSecret applies the reference's weak-secret policy (auth.CheckSecret:
+// at least 32 bytes, not a <placeholder>, no well-known substring, and at
+// least 10 distinct characters).
+func checkSecret(s string) error { return auth.CheckSecret(s) }
 
-// checkSecret applies the reference's weak-secret policy: at least 32
-// bytes, not a <placeholder>, no well-known substring, and at least 10
-// distinct characters.
-func checkSecret(s string) error {
-	if len(s) < handle.MinSecretLen {
-		return fmt.Errorf("is %d bytes; at least %d are required", len(s), handle.MinSecretLen)
-	}
-	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
-		return errors.New("is a <placeholder>, not a secret")
-	}
-	lower := strings.ToLower(s)
-	for _, w := range weakSecretParts {
-		if strings.Contains(lower, w) {
-			return fmt.Errorf("contains the well-known weak part %q", w)
-		}
-	}
-	distinct := map[rune]bool{}
-	for _, r := range s {
-		distinct[r] = true
-	}
-	if len(distinct) < 10 {
-		return fmt.Errorf("has only %d distinct characters; at least 10 are required", len(distinct))
-	}
-	return nil
+// authBind is what the authentication configuration needs of the
+// transport.
+func (c *Config) authBind() auth.Bind {
+	return auth.Bind{Transport: c.Transport, Host: c.Host, AllowedHosts: c.AllowedHosts}
 }
 
 // listenAddr is the HTTP bind address.

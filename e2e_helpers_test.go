@@ -326,7 +326,8 @@ type httpServer struct {
 }
 
 // startHTTPServer starts bin with TRANSPORT=http on 127.0.0.1 and a free
-// port (SERVER_PORT=0; the address is read from the startup log line), the
+// port (SERVER_PORT=0 unless env sets one; the address is read from the
+// startup log line), the
 // legacy adapter on, and env on top of the base environment. Cleanup stops
 // it with SIGTERM (then SIGKILL) and fails the test if it exits badly or
 // reported a data race.
@@ -339,7 +340,9 @@ func startHTTPServer(t *testing.T, bin string, env map[string]string) *httpServe
 	}
 	all["TRANSPORT"] = "http"
 	all["SERVER_HOST"] = "127.0.0.1"
-	all["SERVER_PORT"] = "0"
+	if env["SERVER_PORT"] == "" { // a test that must know its URL in advance sets it
+		all["SERVER_PORT"] = "0"
+	}
 	all["ENABLE_LEGACY_HTTP_ADAPTER"] = "true"
 	cmd := exec.Command(bin)
 	cmd.Dir = dir

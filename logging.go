@@ -43,23 +43,28 @@ type asyncLog struct {
 }
 
 type queuedRecord struct {
-	h slog.Handler
-	r slog.Record
+	h    slog.Handler
+	r    slog.Record
+	done chan struct{} // a Sync marker: closed when reached
 }
 
-// newLogger returns the server's logger and the function that flushes it
-// (call it before the process exits).
-func newLogger(w io.Writer, level slog.Level) (*slog.Logger, func()) {
+// newLogger returns the server's logger and its sink (Close it before the
+// process exits).
+func newLogger(w io.Writer, level slog.Level) (*slog.Logger, *asyncLog) {
 	inner := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
 	a := &asyncLog{q: make(chan queuedRecord, logQueue)}
 	a.wg.Add(1)
 	go a.run()
-	return slog.New(&asyncHandler{log: a, inner: inner}).With("service", serverName), a.close
+	return slog.New(&asyncHandler{log: a, inner: inner}).With("service", serverName), a
 }
 
 func (a *asyncLog) run() {
 	defer a.wg.Done()
 	for qr := range a.q {
+		if qr.done != nil {
+			close(qr.done)
+			continue
+		}
 		qr.h.Handle(context.Background(), qr.r)
 		if n := a.dropped.Load(); n > 0 && len(a.q) == 0 {
 			a.dropped.Add(-n)
@@ -80,9 +85,17 @@ func (a *asyncLog) report(h slog.Handler, n int64) {
 	h.Handle(context.Background(), r)
 }
 
-// close stops accepting records and waits until every queued one is
+// Sync waits until every record logged before it is written.
+func (a *asyncLog) Sync() {
+	done := make(chan struct{})
+	defer func() { recover() }() // closed: everything is written already
+	a.q <- queuedRecord{done: done}
+	<-done
+}
+
+// Close stops accepting records and waits until every queued one is
 // written.
-func (a *asyncLog) close() {
+func (a *asyncLog) Close() {
 	a.once.Do(func() {
 		close(a.q)
 		a.wg.Wait()

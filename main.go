@@ -93,9 +93,9 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return errReported
 	}
 
-	log, flush := newLogger(stderr, cfg.LogLevel)
-	defer flush()
-	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) {
+	log, sink := newLogger(stderr, cfg.LogLevel)
+	defer sink.Close()
+	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.Auth.Enabled() {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
 	srv, rt, err := wire(cfg, log)
@@ -166,8 +166,26 @@ const instructions = "Read-only access to Apache Doris. Pick the one domain tool
 	"call it with {} to discover its operations, then call it with child_tool, arguments and manifest_version. " +
 	"Results are bounded; read warnings and truncated flags."
 
-func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runtime, log *slog.Logger) error {
+// httpOptions builds the HTTP transport's options: the Host/Origin policy
+// and, when a mode is enabled, authentication.
+func httpOptions(ctx context.Context, cfg Config, rt *doris.Runtime, log *slog.Logger) (mcp.HTTPOptions, error) {
 	policy, err := auth.NewHostPolicy(cfg.Host, cfg.AllowedHosts, cfg.AllowedOrigins)
+	if err != nil {
+		return mcp.HTTPOptions{}, err
+	}
+	o := mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}
+	if cfg.Auth.Enabled() {
+		authn, err := auth.New(ctx, cfg.Auth, cfg.authBind(), auth.Options{Logger: log, Policy: policy})
+		if err != nil {
+			return mcp.HTTPOptions{}, err
+		}
+		o.Identify, o.Mount, o.ScopeChallenge = authn.Identify, authn.Mount(), authn.ScopeChallenge
+	}
+	return o, nil
+}
+
+func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runtime, log *slog.Logger) error {
+	opts, err := httpOptions(ctx, cfg, rt, log)
 	if err != nil {
 		return err
 	}
@@ -176,7 +194,7 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		return err
 	}
 	hs := &http.Server{
-		Handler:           srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}),
+		Handler:           srv.Handler(opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		// A tool call may run up to the query ceiling; the write deadline
@@ -188,7 +206,7 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		BaseContext:    func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("serving MCP over HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "protocol", mcp.Version,
-		"legacy", cfg.LegacyHTTP, "exposure", cfg.ExposureMode)
+		"legacy", cfg.LegacyHTTP, "exposure", cfg.ExposureMode, "authentication", opts.Identify != nil)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -42,7 +42,7 @@ func TestStartupFailures(t *testing.T) {
 		{"admin domain", map[string]string{"MCP_ADMIN_DOMAIN_ENABLED": "true"}, nil, []string{"MCP_ADMIN_DOMAIN_ENABLED", "reserved"}},
 		{"admin confirmation off", map[string]string{"MCP_ADMIN_REQUIRE_CONFIRMATION": "false"}, nil, []string{"MCP_ADMIN_REQUIRE_CONFIRMATION"}},
 		{"wildcard allowed host", map[string]string{"TRANSPORT": "http", "MCP_ALLOWED_HOSTS": "*"}, nil, []string{"MCP_ALLOWED_HOSTS"}},
-		{"auth mode not built", map[string]string{"ENABLE_TOKEN_AUTH": "true"}, nil, []string{"ENABLE_TOKEN_AUTH"}},
+		{"token auth without any token", map[string]string{"ENABLE_TOKEN_AUTH": "true"}, nil, []string{"ENABLE_TOKEN_AUTH"}},
 		{"not a number", map[string]string{"SERVER_PORT": "eighty"}, nil, []string{"SERVER_PORT"}},
 		{"not a boolean", map[string]string{"ENABLE_LEGACY_HTTP_ADAPTER": "maybe"}, nil, []string{"ENABLE_LEGACY_HTTP_ADAPTER"}},
 		{"unknown transport", map[string]string{"TRANSPORT": "carrier-pigeon"}, nil, []string{"TRANSPORT"}},

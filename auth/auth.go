@@ -3,13 +3,20 @@
 // authorization fingerprint (which state handles bind), and the Host/Origin
 // policy that protects the HTTP transport from DNS rebinding.
 //
-// This build authenticates nobody: requests on stdio and on a loopback HTTP
-// bind are served as the anonymous local principal, and configuration
-// refuses a non-loopback bind without authentication unless the operator
-// explicitly allows it. The bearer-token, JWT and OAuth modes of the
-// reference server are not built yet; enabling one fails startup instead of
-// silently running without it. Package auth imports only the standard
-// library and never imports the packages that consume it.
+// Over HTTP an Authenticator built from Config authenticates every request
+// with a bearer token, by the first of its modes that recognizes it:
+// static tokens known only by digest (ENABLE_TOKEN_AUTH), JWTs from a
+// configured issuer (ENABLE_JWT_AUTH), and access tokens of an external
+// OAuth 2.1 authorization server (ENABLE_OAUTH_AUTH), for which the server
+// is a resource server with RFC 9728 metadata. A mode that recognizes a
+// token and refuses it is final. stdio, and HTTP on a loopback bind without
+// authentication, are served as the anonymous local principal.
+//
+// What the package does not do: it issues no tokens (the Doris-backed
+// authorization server is package dorisoauth, which plugs in as a Method),
+// keeps no session, and never trusts forwarded headers except from
+// configured proxy CIDRs. It imports only the standard library and never
+// the packages that consume it.
 package auth
 
 import (
@@ -146,6 +153,9 @@ type Error struct {
 	Code        string
 	Description string
 	Challenge   string
+	// scopes are the scopes an insufficient_scope refusal needs, for the
+	// challenge the Authenticator completes.
+	scopes []string
 }
 
 func (e *Error) Error() string { return "auth: " + e.Code + ": " + e.Description }

@@ -77,7 +77,10 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ProbeTimeout, timeoutRetry
 	}
-	return failedProbe(classify("PROBE", err, ctx))
+	e := classify("PROBE", err, ctx)
+	outcome, retry = failedProbe(e)
+	r.log.Debug("capability probe failed", "probe", id, "outcome", outcome, "err", e.Error())
+	return outcome, retry
 }
 
 // probeProfileAPI checks that the FE profile API answers for this route:

@@ -40,6 +40,10 @@ type HTTPOptions struct {
 	// endpoints, sign-in pages), keyed by http.ServeMux pattern. They get
 	// no Host/Origin check from this package: each does its own.
 	Mount map[string]http.Handler
+	// ScopeChallenge returns the WWW-Authenticate value of the 403 sent
+	// when the identity lacks operation scopes a request needs (scope is
+	// space-delimited; nil: a bare insufficient_scope challenge naming it).
+	ScopeChallenge func(scope string) string
 }
 
 // Handler returns the HTTP handler of the server: POST /mcp (MCP
@@ -180,6 +184,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, o HTTPOptions, e 
 		return nil, false
 	}
 	c.version, c.id = version, identity
+	if s.refuseScope(w, r, o, c) {
+		return nil, false
+	}
 	return c, true
 }
 

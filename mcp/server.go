@@ -141,6 +141,9 @@ func (s *Server) dispatch(c *call) (any, *Error) {
 			return nil, unsupportedVersion(c.p.meta.ProtocolVersion)
 		}
 	}
+	if err := checkScope(c); err != nil {
+		return nil, err
+	}
 	if missing := missingCapabilities(c.p.meta.ClientCapabilities, m.requires); missing != nil && c.era == modern {
 		return nil, &Error{Code: CodeMissingClientCapability, Message: "the request needs client capabilities it did not declare",
 			Data: map[string]any{"requiredCapabilities": missing}}

@@ -23,6 +23,8 @@
 //   --allow-tool-error   accept isError:true from the call
 //   --child NAME         then call NAME through the domain with manifest_version
 //   --child-args JSON    the child's arguments (default {})
+//   --bearer TOKEN       send Authorization: Bearer TOKEN on every request
+//                        (the SDK's AuthProvider; HTTP only)
 //
 // Prints one JSON line on stdout; exits non-zero on any failure.
 
@@ -44,7 +46,10 @@ run('v2-modern', async () => {
   let transport;
   let serverStderr = '';
   if (opts.url) {
-    transport = new StreamableHTTPClientTransport(new URL(opts.url));
+    // A bearer token through the SDK's own AuthProvider hook, as a Host
+    // with an API key or a gateway-managed token does.
+    const authProvider = opts.bearer ? { token: async () => opts.bearer } : undefined;
+    transport = new StreamableHTTPClientTransport(new URL(opts.url), { authProvider });
   } else {
     const { StdioClientTransport } = await load('@modelcontextprotocol/client/stdio');
     transport = new StdioClientTransport({

@@ -1,0 +1,67 @@
+// oidc-provider.mjs runs a real OAuth 2.1 authorization server for the
+// external-OAuth end-to-end test: oidc-provider (pinned in .ci/npm) on
+// 127.0.0.1:PORT, with resource indicators (RFC 8707), client credentials,
+// introspection (RFC 7662) and revocation (RFC 7009). It signs JWT access
+// tokens (RFC 9068) with an ES256 key generated at start.
+//
+//   node oidc-provider.mjs --port PORT --resource URL --scopes "a b c"
+//
+// Clients (client_secret_basic, secret = "<client_id>-secret-0123456789"):
+//   jwt-host     client credentials; its access tokens are JWTs
+//   opaque-host  client credentials; its access tokens are opaque
+//   short-host   client credentials; opaque tokens living 1 second
+//   doris-mcp    the resource server: only introspects
+// Tokens may be requested for --resource and for https://other.example/mcp.
+//
+// Prints {"ready": "<issuer>"} on stdout when listening; runs until killed.
+
+import http from 'node:http';
+import { load, parseArgs } from './lib.mjs';
+
+const { opts } = parseArgs(process.argv.slice(2));
+const { default: Provider, errors } = await load('oidc-provider');
+const jose = await load('jose');
+
+const issuer = `http://127.0.0.1:${opts.port}`;
+const scopes = opts.scopes.split(' ');
+const resources = new Set([opts.resource, 'https://other.example/mcp']);
+const { privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
+const jwk = { ...(await jose.exportJWK(privateKey)), kid: 'op-es256', alg: 'ES256', use: 'sig' };
+const client = (id, extra = {}) => ({
+  client_id: id, client_secret: `${id}-secret-0123456789`, grant_types: ['client_credentials'],
+  response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: scopes.join(' '),
+  id_token_signed_response_alg: 'ES256', ...extra,
+});
+
+const provider = new Provider(issuer, {
+  jwks: { keys: [jwk] },
+  clients: [client('jwt-host'), client('opaque-host'), client('short-host'), client('doris-mcp', { grant_types: [], scope: undefined })],
+  scopes,
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    revocation: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => opts.resource,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (ctx, indicator, c) => {
+        if (!resources.has(indicator)) throw new errors.InvalidTarget();
+        return {
+          scope: scopes.join(' '),
+          audience: indicator,
+          accessTokenTTL: c.clientId === 'short-host' ? 1 : 300,
+          accessTokenFormat: c.clientId === 'jwt-host' ? 'jwt' : 'opaque',
+          jwt: { sign: { alg: 'ES256' } },
+        };
+      },
+    },
+  },
+});
+provider.proxy = false;
+const server = http.createServer(provider.callback());
+server.listen(Number(opts.port), '127.0.0.1', () => {
+  process.stdout.write(JSON.stringify({ ready: issuer }) + '\n');
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
