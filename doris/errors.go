@@ -88,7 +88,7 @@ func classifyMySQL(e *Error, set func(string, int, bool, string) *Error, me *mys
 	case me.Number == 1203 || me.Number == 1040 || strings.Contains(msg, "reach limit of connections"):
 		return set("BACKEND_UNAVAILABLE", 503, true, "Doris has no free connection for this account; retry shortly")
 	case me.Number == 1193 || me.Number == 1235 || strings.Contains(msg, "not support") ||
-		strings.Contains(msg, "only supported") || strings.Contains(msg, "unsupported"):
+		strings.Contains(msg, "only support") || strings.Contains(msg, "unsupported"):
 		return set("NOT_SUPPORTED", 501, false, "this Doris version or deployment does not support an operation the server needs")
 	}
 	return set("EXECUTION_FAILED", 502, false, fmt.Sprintf("Doris rejected the operation (error %d)", me.Number))

@@ -328,7 +328,8 @@ var systemSchemas = map[string]bool{"information_schema": true, "__internal_sche
 	"performance_schema": true, "sys": true, simSchema: true}
 
 // tablesOf returns the user tables a statement reads, and the table it
-// writes ("" for none), as "db.table" in lower case.
+// writes ("" for none), as "db.table" (names are case-sensitive, as in
+// MariaDB on Linux).
 func tablesOf(sql, db string) (reads []string, write string) {
 	ts := sig(lex(sql))
 	name := func(i int) (string, int) {
@@ -342,7 +343,7 @@ func tablesOf(sql, db string) (reads []string, write string) {
 		if len(parts) != 2 || parts[0] == "" || systemSchemas[strings.ToLower(parts[0])] {
 			return "", next
 		}
-		return strings.ToLower(parts[0] + "." + parts[1]), next
+		return parts[0] + "." + parts[1], next
 	}
 	i := 0
 	if len(ts) > 0 {
