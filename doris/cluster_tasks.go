@@ -28,15 +28,18 @@ const (
 type taskSource struct {
 	name string // as shown to the user
 	sql  string
+	// idle is true when the source also lists what is not a task (idle
+	// connections), so it is always read to maxTaskRead.
+	idle bool
 	item func(t *textRows, row []sqlNullString) (map[string]any, bool) // false: not a task
 }
 
 var querySources = []taskSource{
-	{`SHOW PROC "/current_queries"`, `SHOW PROC "/current_queries"`, func(t *textRows, row []sqlNullString) (map[string]any, bool) {
+	{`SHOW PROC "/current_queries"`, `SHOW PROC "/current_queries"`, false, func(t *textRows, row []sqlNullString) (map[string]any, bool) {
 		return queryTask(t.get(row, "QueryId"), "RUNNING", nullable(t, row, "User"), nullable(t, row, "Database"), nil, nil,
 			atoiOrNil(t.get(row, "ExecTime")), t.get(row, "Statement")), true
 	}},
-	{"information_schema.active_queries", activeQueriesSQL, func(t *textRows, row []sqlNullString) (map[string]any, bool) {
+	{"information_schema.active_queries", activeQueriesSQL, false, func(t *textRows, row []sqlNullString) (map[string]any, bool) {
 		stmt := t.get(row, "SQL")
 		if strings.HasPrefix(stmt, activeQueriesSQL) {
 			return nil, false
@@ -48,7 +51,7 @@ var querySources = []taskSource{
 		return queryTask(t.get(row, "QUERY_ID"), state, nullable(t, row, "USER"), nullable(t, row, "DATABASE"),
 			nullable(t, row, "FRONTEND_INSTANCE"), nullable(t, row, "QUERY_START_TIME"), atoiOrNil(t.get(row, "QUERY_TIME_MS")), stmt), true
 	}},
-	{"SHOW FULL PROCESSLIST", "SHOW FULL PROCESSLIST", func(t *textRows, row []sqlNullString) (map[string]any, bool) {
+	{"SHOW FULL PROCESSLIST", "SHOW FULL PROCESSLIST", true, func(t *textRows, row []sqlNullString) (map[string]any, bool) {
 		cmd := t.get(row, "Command")
 		if strings.EqualFold(t.get(row, "CurrentConnected"), "Yes") || !strings.EqualFold(cmd, "Query") && !strings.EqualFold(cmd, "Killed") {
 			return nil, false // this server's own connection, idle connections, daemons
@@ -111,7 +114,11 @@ func (r *Runtime) listActiveTasks(ctx context.Context, c *Call) (*Result, error)
 		var tried []string
 		ok := false
 		for _, src := range querySources {
-			t, err := r.text(ctx, rt, src.sql, read, clusterPrefix)
+			n := read
+			if src.idle {
+				n = maxTaskRead
+			}
+			t, err := r.text(ctx, rt, src.sql, n, clusterPrefix)
 			if err != nil {
 				de := classify(clusterPrefix, err, ctx)
 				failures = append(failures, de)
