@@ -109,11 +109,13 @@ func (s *Server) activeQueries(p profile) ([]liveCol, [][]any) {
 	var rows [][]any
 	for _, c := range s.connections() {
 		c.mu.Lock()
-		executing, qid, sql, start, db, user := c.executing, c.curQueryID, c.curSQL, c.curStart, c.db, c.user
+		executing, qid, sql, start, db := c.executing && c.up != nil, c.curQueryID, c.curSQL, c.curStart, c.db
 		c.mu.Unlock()
 		if !executing || !reachesBackends(sql) {
 			continue
 		}
+		user := c.user // written by the handshake before c.up was set under c.mu
+
 		row := []any{qid, fmtTime(start), now.Sub(start).Milliseconds(), s.wgs.id(s.act.group(c)), db, feHost, nil, nil, "RUNNING"}
 		if p.atLeast("4.0") {
 			row = append(row, user)
