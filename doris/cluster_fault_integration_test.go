@@ -16,7 +16,7 @@ import (
 )
 
 // deadAddr is a loopback address nothing listens on.
-func deadAddr(t *testing.T) string {
+func deadAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -200,8 +200,9 @@ func allowed(typ, name string) bool {
 	if typ == "be" {
 		fams = beFamilies
 	}
+	fam := familyOf(name)
 	for _, f := range fams {
-		if strings.HasSuffix(f, "_") && strings.HasPrefix(name, f) || f == name || f == familyOf(name) {
+		if f == name || f == fam || f[len(f)-1] == '_' && strings.HasPrefix(name, f) {
 			return true
 		}
 	}

@@ -179,21 +179,32 @@ func parsePromLine(line []byte, maxLabels int) (promSample, error) {
 	if i >= len(line) || (line[i] != ' ' && line[i] != '\t') {
 		return s, errPromLine
 	}
-	fields := strings.Fields(string(line[i:]))
-	if len(fields) < 1 || len(fields) > 2 {
+	value, rest := nextField(line, skipBlank(line, i))
+	ts, rest := nextField(line, skipBlank(line, rest))
+	if len(value) == 0 || skipBlank(line, rest) != len(line) {
 		return s, errPromLine
 	}
-	v, err := parsePromValue(fields[0])
+	v, err := parsePromValue(string(value))
 	if err != nil {
 		return s, errPromLine
 	}
-	if len(fields) == 2 {
-		if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
+	if len(ts) > 0 {
+		if _, err := strconv.ParseInt(string(ts), 10, 64); err != nil {
 			return s, errPromLine
 		}
 	}
 	s.Value = v
 	return s, nil
+}
+
+// nextField returns the bytes from i up to the next blank, and where it
+// ended.
+func nextField(b []byte, i int) ([]byte, int) {
+	j := i
+	for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+		j++
+	}
+	return b[i:j], j
 }
 
 func skipBlank(b []byte, i int) int {
@@ -217,6 +228,13 @@ func isPromLabelByte(c byte, first bool) bool {
 func readPromString(b []byte) (string, int, bool) {
 	if len(b) == 0 || b[0] != '"' {
 		return "", 0, false
+	}
+	if end := bytes.IndexByte(b[1:], '"'); end >= 0 && bytes.IndexByte(b[1:1+end], '\\') < 0 {
+		v := string(b[1 : 1+end])
+		if !utf8.ValidString(v) {
+			return "", 0, false
+		}
+		return v, end + 2, true
 	}
 	var sb strings.Builder
 	for i := 1; i < len(b); i++ {

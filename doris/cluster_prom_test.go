@@ -197,3 +197,22 @@ func FuzzParsePrometheus(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParsePrometheus parses a BE-sized body (about 1200 series),
+// keeping the allowlisted families.
+func BenchmarkParsePrometheus(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 100; i++ {
+		sb.WriteString(beSample)
+		sb.WriteString(feSample)
+	}
+	body := []byte(sb.String())
+	lim := metricsLimits(8 << 20)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := parsePrometheus(body, lim, func(n string) bool { return allowed("be", n) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
