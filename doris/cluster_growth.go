@@ -82,6 +82,7 @@ func (r *Runtime) analyzeResourceGrowth(ctx context.Context, c *Call) (*Result, 
 	series := []map[string]any{}
 	unavailable := []map[string]any{}
 	var lastErr *Error
+	truncated := false
 	for _, gs := range growthSeriesList {
 		if a.Resource != "" && gs.resource != a.Resource {
 			continue
@@ -104,6 +105,7 @@ func (r *Runtime) analyzeResourceGrowth(ctx context.Context, c *Call) (*Result, 
 			unavailable = append(unavailable, map[string]any{"resource": gs.resource, "reason_code": lastErr.Reason, "buckets": len(t.rows)})
 			continue
 		}
+		truncated = truncated || t.truncated
 		points := make([]map[string]any, 0, len(t.rows))
 		for _, row := range t.rows {
 			points = append(points, map[string]any{"bucket_start": t.get(row, "bucket_start"), "value": numberOrString(t.get(row, "value"))})
@@ -128,6 +130,10 @@ func (r *Runtime) analyzeResourceGrowth(ctx context.Context, c *Call) (*Result, 
 	if len(unavailable) > 0 {
 		res.Status = "partial"
 		res.Warnings = append(res.Warnings, plural(len(unavailable), "series is", "series are")+" unavailable; see unavailable.")
+	}
+	if truncated {
+		res.Truncated = true
+		res.Warnings = append(res.Warnings, "Doris returned more buckets than the window holds; the later ones are left out.")
 	}
 	return res, nil
 }

@@ -548,12 +548,18 @@ func TestQueryTimeout(t *testing.T) {
 			}
 			_, err = query(t, conn, "SELECT /*+ SET_VAR(query_timeout=1) */ SUM(a.seq * b.seq) FROM demo.seq_1_to_100000 a, demo.seq_1_to_100000 b")
 			wantErr(t, err, 1105, p.text)
-			r := mustQuery(t, root(t, s, in), "SHOW FULL PROCESSLIST")
-			for _, row := range r.rows {
-				if row[r.col("Command")].String == "Query" && strings.Contains(row[r.col("Info")].String, "seq_1_to_100000") {
-					t.Fatalf("timed-out query still running: %v", row)
+			// MariaDB ends the statement itself; its thread may show it a
+			// moment longer under load.
+			rt := root(t, s, in)
+			eventually(t, func() string {
+				r := mustQuery(t, rt, "SHOW FULL PROCESSLIST")
+				for _, row := range r.rows {
+					if row[r.col("Command")].String == "Query" && strings.Contains(row[r.col("Info")].String, "seq_1_to_100000") {
+						return fmt.Sprintf("timed-out query still running: %v", row)
+					}
 				}
-			}
+				return ""
+			})
 		})
 	}
 }
