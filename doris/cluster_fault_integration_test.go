@@ -122,3 +122,43 @@ func TestMetricsBodyOverCap(t *testing.T) {
 	e.ok("doris_cluster", "get_cache_status", map[string]any{})
 	e.fail("doris_cluster", "get_memory_stats", map[string]any{}, "CHILD_EXECUTION_FAILED", "MEMORY_METRICS_UNAVAILABLE")
 }
+
+// TestOverviewSections: an optional section that fails is unavailable
+// with its reason while the others arrive; the required node section
+// failing is the call's error.
+func TestOverviewSections(t *testing.T) {
+	e := newEnv(t, asRoot(envOpts{profile: "3.0"}))
+	e.discover("doris_cluster")
+	denied := func(match string) sim.Fault {
+		return sim.Fault{Match: match, ErrCode: 1227, ErrState: "42000",
+			ErrMsg: "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation"}
+	}
+	for _, m := range []string{"current_queries", "active_queries", "processlist"} {
+		e.sim.Inject(denied(m))
+	}
+	var ov struct {
+		Summary  map[string]any `json:"summary"`
+		Sections map[string]struct {
+			Status string `json:"status"`
+			Reason string `json:"reason_code"`
+		} `json:"sections"`
+	}
+	cd := e.ok("doris_cluster", "get_cluster_overview", map[string]any{}).decode(t, &ov)
+	if cd.Status != "partial" || ov.Sections["tasks"].Status != "unavailable" || ov.Sections["tasks"].Reason != "CLUSTER_PERMISSION_DENIED" {
+		t.Fatalf("tasks section %+v (status %s)", ov.Sections["tasks"], cd.Status)
+	}
+	for _, name := range []string{"nodes", "metrics", "memory", "cache", "compaction"} {
+		if ov.Sections[name].Status != "success" {
+			t.Fatalf("%s section %+v, want success", name, ov.Sections[name])
+		}
+	}
+	if ov.Summary["fe_total"] != float64(1) || ov.Summary["be_alive"] != float64(1) {
+		t.Fatalf("summary %v", ov.Summary)
+	}
+	e.sim.ClearFaults()
+	for _, m := range []string{"show frontends", "show backends", "show broker"} {
+		e.sim.Inject(denied(m))
+	}
+	e.fail("doris_cluster", "get_cluster_overview", map[string]any{"include": []string{"tasks"}},
+		"CHILD_EXECUTION_FAILED", "CLUSTER_PERMISSION_DENIED")
+}
