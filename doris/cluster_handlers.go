@@ -33,7 +33,11 @@ func (r *Runtime) listClusterNodes(ctx context.Context, c *Call) (*Result, error
 		status = "partial"
 	}
 	if a.IncludeMetrics {
-		warnings = append(warnings, r.nodeMetricsFor(ctx, rt, items)...)
+		w, failed := r.nodeMetricsFor(ctx, rt, items)
+		warnings = append(warnings, w...)
+		if failed {
+			status = "partial"
+		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i]["node_type"] != items[j]["node_type"] {

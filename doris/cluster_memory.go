@@ -149,18 +149,17 @@ func trackerItems(ts []memoryTracker) []map[string]any {
 
 // nodeMetricsFor attaches a small /metrics snapshot to list_cluster_nodes
 // items, matched by host and HTTP port; it returns warnings for what
-// could not be attached.
-func (r *Runtime) nodeMetricsFor(ctx context.Context, rt *route, items []map[string]any) []string {
+// could not be attached, and whether a listed node's metrics failed.
+func (r *Runtime) nodeMetricsFor(ctx context.Context, rt *route, items []map[string]any) (warnings []string, failed bool) {
 	nodes := r.metricsNodes()
 	if len(nodes) == 0 {
-		return []string{"No FE or BE web server is configured, so no node metrics are attached."}
+		return []string{"No FE or BE web server is configured, so no node metrics are attached."}, false
 	}
 	got := r.scrape(ctx, rt, nodes, func(typ, name string) bool { return allowed(typ, name) && wanted(coreMetrics, name) })
 	byAddr := map[string]nodeMetrics{}
 	for _, n := range got {
 		byAddr[strings.ToLower(n.ID)] = n
 	}
-	var warnings []string
 	attached := map[string]bool{}
 	for _, it := range items {
 		ports, _ := it["ports"].(map[string]any)
@@ -178,6 +177,7 @@ func (r *Runtime) nodeMetricsFor(ctx context.Context, rt *route, items []map[str
 		if n.Reason != "" {
 			it["metrics"] = map[string]any{"status": "unavailable", "reason_code": n.Reason}
 			warnings = append(warnings, fmt.Sprintf("%s %s metrics are unavailable (%s).", strings.ToUpper(n.Type), n.ID, n.Reason))
+			failed = true
 			continue
 		}
 		series := map[string]any{}
@@ -196,5 +196,5 @@ func (r *Runtime) nodeMetricsFor(ctx context.Context, rt *route, items []map[str
 		warnings = append(warnings, plural(missing, "configured metrics endpoint matches", "configured metrics endpoints match")+
 			" no listed node by host and HTTP port; its metrics are not attached.")
 	}
-	return warnings
+	return warnings, failed
 }
