@@ -48,7 +48,7 @@ func (m metricsNodes) byID() map[string]struct{ status, reason string } {
 
 func TestDeadBackend(t *testing.T) {
 	dead := deadAddr(t)
-	e := newEnv(t, asRoot(envOpts{profile: "3.0", config: func(c *doris.Config) {
+	e := newEnv(t, asRoot(envOpts{profile: "3.0", noAudit: true, config: func(c *doris.Config) {
 		c.BEHosts = append(c.BEHosts, dead) // after the live one
 	}}))
 	live := e.sim.BEAddr()
@@ -82,7 +82,7 @@ func TestDeadBackend(t *testing.T) {
 }
 
 func TestSlowFEMetrics(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "4.0", config: func(c *doris.Config) { c.HTTPTotalTimeout = time.Second }})
+	e := newEnv(t, envOpts{profile: "4.0", noAudit: true, config: func(c *doris.Config) { c.HTTPTotalTimeout = time.Second }})
 	e.discover("doris_cluster") // the FE /metrics probe answers before the fault
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
@@ -108,7 +108,7 @@ func TestSlowFEMetrics(t *testing.T) {
 }
 
 func TestMetricsBodyOverCap(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "2.1", config: func(c *doris.Config) { c.HTTPMaxResponseBytes = 64 << 10 }})
+	e := newEnv(t, envOpts{profile: "2.1", noAudit: true, config: func(c *doris.Config) { c.HTTPMaxResponseBytes = 64 << 10 }})
 	e.discover("doris_cluster") // the BE /metrics probe answers before the fault
 	e.sim.InjectHTTP(sim.HTTPFault{Server: "be", Path: "/metrics", PadBytes: 128 << 10})
 	var m metricsNodes
@@ -127,7 +127,7 @@ func TestMetricsBodyOverCap(t *testing.T) {
 // with its reason while the others arrive; the required node section
 // failing is the call's error.
 func TestOverviewSections(t *testing.T) {
-	e := newEnv(t, asRoot(envOpts{profile: "3.0"}))
+	e := newEnv(t, asRoot(envOpts{profile: "3.0", noAudit: true}))
 	e.discover("doris_cluster")
 	denied := func(match string) sim.Fault {
 		return sim.Fault{Match: match, ErrCode: 1227, ErrState: "42000",

@@ -20,6 +20,11 @@ import (
 
 var profiles = []string{"2.1", "3.0", "4.0"}
 
+// The tests below run with the simulator's audit writer off (noAudit):
+// they need no audit trail, and the statements they run (some of them
+// 4.0-only) would otherwise join the shared audit log that the query
+// tests replay on other releases.
+
 // asRoot is the options of an ADMIN account's environment.
 func asRoot(o envOpts) envOpts {
 	o.user, o.password = "root", mariadb.DefaultRootPassword
@@ -53,7 +58,7 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 	for _, p := range profiles {
 		for _, admin := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/admin=%v", p, admin), func(t *testing.T) {
-				o := envOpts{profile: p}
+				o := envOpts{profile: p, noAudit: true}
 				if admin {
 					o = asRoot(o)
 				}
@@ -106,7 +111,7 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				{Match: "information_schema.active_queries", ErrCode: 1051, ErrMsg: "errCode = 2, detailMessage = Unknown table 'active_queries'"}}},
 		} {
 			t.Run(p+"/"+tc.name, func(t *testing.T) {
-				o := envOpts{profile: p}
+				o := envOpts{profile: p, noAudit: true}
 				if tc.admin {
 					o = asRoot(o)
 				}
@@ -272,7 +277,7 @@ func TestResourceGrowthMatchesAuditLog(t *testing.T) {
 func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, asRoot(envOpts{profile: p}))
+			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true}))
 			props := map[string]string{"max_concurrency": "7", "max_queue_size": "3", "queue_timeout": "4000"}
 			if p == "4.0" {
 				props["max_cpu_percent"], props["min_memory_percent"] = "60%", "10%"
@@ -302,7 +307,7 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 				t.Errorf("usage %v", u)
 			}
 			// A reader does not see a group it may not use.
-			r := newEnv(t, envOpts{profile: p})
+			r := newEnv(t, envOpts{profile: p, noAudit: true})
 			cd := r.ok("doris_cluster", "get_workload_group_status", map[string]any{"name": name}).decode(t, &c)
 			if len(c.Items) != 0 || len(cd.Warnings) == 0 {
 				t.Fatalf("reader sees %v (warnings %v)", c.Items, cd.Warnings)
@@ -314,7 +319,7 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 func TestComputeGroupStatusCloud(t *testing.T) {
 	for _, p := range []string{"3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, asRoot(envOpts{profile: p, deployment: sim.DeploymentCloud}))
+			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true, deployment: sim.DeploymentCloud}))
 			a := e.discover("doris_cluster").availability(t, "get_compute_group_status").Availability
 			if !a.Callable || a.ActiveVariant != "compute_group" {
 				t.Fatalf("availability %+v", a)
@@ -334,7 +339,7 @@ func TestComputeGroupStatusCloud(t *testing.T) {
 				t.Fatalf("usage %v", u)
 			}
 			// A reader lists the groups but may not read their members.
-			r := newEnv(t, envOpts{profile: p, deployment: sim.DeploymentCloud})
+			r := newEnv(t, envOpts{profile: p, noAudit: true, deployment: sim.DeploymentCloud})
 			cd := r.ok("doris_cluster", "get_compute_group_status", map[string]any{"include_nodes": true}).decode(t, &c)
 			if cd.Status != "partial" || len(c.Items) != 1 || c.Items[0]["nodes"] != nil || c.Items[0]["users"] != mariadb.ReaderUser {
 				t.Fatalf("reader %s %v", cd.Status, c.Items)
@@ -348,7 +353,7 @@ func TestComputeGroupStatusCloud(t *testing.T) {
 func TestCompactionFollowsWrites(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
+			e := newEnv(t, envOpts{profile: p, noAudit: true})
 			w := e.simDB(mariadb.WriterUser, mariadb.WriterPassword)
 			tbl := fmt.Sprintf("t_cmp_%d", rand.Int64N(1<<40))
 			if _, err := w.Exec("CREATE TABLE " + tbl + " (id INT PRIMARY KEY)"); err != nil {
@@ -410,7 +415,7 @@ func TestCompactionFollowsWrites(t *testing.T) {
 func TestCacheStatusSources(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
+			e := newEnv(t, envOpts{profile: p, noAudit: true})
 			type caches struct {
 				Source string `json:"source"`
 				Caches []struct {
@@ -452,7 +457,7 @@ func TestCacheStatusSources(t *testing.T) {
 }
 
 func TestMemoryAndMetricsChildren(t *testing.T) {
-	e := newEnv(t, asRoot(envOpts{profile: "4.0"}))
+	e := newEnv(t, asRoot(envOpts{profile: "4.0", noAudit: true}))
 	var mem struct {
 		Nodes []struct {
 			Status   string           `json:"status"`
