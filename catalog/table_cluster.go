@@ -67,10 +67,10 @@ var clusterDomain = Domain{
 		{
 			Name:  "list_active_tasks",
 			Title: "List active tasks",
-			Description: "Lists running queries and, when task_types asks for it, backend compaction " +
-				"tasks, with state, user, elapsed time and progress where Doris exposes it. Query tasks " +
-				"come from SHOW PROC '/current_queries', information_schema.active_queries or SHOW FULL " +
-				"PROCESSLIST, whichever works first. At most 1000 rows; nothing is cancelled.",
+			Description: "Lists running queries, longest first, and on request backend compaction tasks " +
+				"(be_compaction_tasks, Doris 4.0+), with state, user and elapsed time. Queries come from " +
+				"SHOW PROC '/current_queries', information_schema.active_queries or SHOW FULL PROCESSLIST, " +
+				"whichever works first. At most 1000 rows; nothing is cancelled.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"task_types":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["query","compaction"]},"default":["query"]},
 				"states":{"type":"array","minItems":1,"maxItems":32,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64}},
@@ -98,10 +98,10 @@ var clusterDomain = Domain{
 		{
 			Name:  "get_monitoring_metrics",
 			Title: "Get monitoring metrics",
-			Description: "Returns a point-in-time snapshot of allowlisted Prometheus metrics from FE " +
-				"/metrics and, when BE hosts are configured, BE /metrics, filtered by metric_names (up " +
-				"to 100) and node_ids. No history is stored or synthesized: window is accepted but " +
-				"ignored with a warning. Use analyze_resource_growth for recorded trends.",
+			Description: "Returns a point-in-time snapshot of allowlisted metrics from FE /metrics and the " +
+				"configured BEs' /metrics, filtered by metric_names (up to 100; default a core set) and " +
+				"node_ids (web server host:port). A failing node is unavailable with a reason. window is " +
+				"ignored with a warning: no history is synthesized (see analyze_resource_growth).",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"metric_names":{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":256,"pattern":"^[A-Za-z_:][A-Za-z0-9_:]*$"}},
 				"node_ids":{"type":"array","minItems":1,"maxItems":256,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":256}},
@@ -269,21 +269,23 @@ var clusterDomain = Domain{
 			Feature: "cluster.get_compute_group_status",
 			Scope:   ScopeMasterFE,
 			Variants: []Variant{
-				{Name: "compute_group", Ranges: []string{"3.0.0-"}, Modes: []string{"cloud", "shared_data"}},
+				{Name: "compute_group", Ranges: []string{"3.0.0-"}, Modes: []string{"cloud", "shared_data"},
+					Probes: []string{"cluster.compute_groups"}},
 			},
-			Probes: []string{"cluster.compute_groups"},
 		},
 		{
 			Name:  "analyze_resource_growth",
 			Title: "Analyze resource growth",
-			Description: "Returns recorded history, bucketed by hour, day or week over window_days: " +
-				"storage (partition sizes by creation time), query volume and distinct active users " +
-				"(audit log). No forecasting. Omit resource to get every series with at least two " +
-				"buckets; series that cannot be built are listed separately with a reason.",
+			Description: "Returns recorded history, bucketed by hour, day or week over exactly window_days " +
+				"by Doris's clock: storage (partition sizes by creation time), query volume and distinct " +
+				"users (audit log). No forecasting; hourly buckets cover at most 180 days. Omit resource " +
+				"to get every series with at least two buckets; the others are listed with a reason.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"resource":{"enum":["storage","query_volume","user_activity"],"description":"Omit for all series"},
 				"window_days":{"type":"integer","minimum":1,"maximum":3650,"default":30},
-				"granularity":{"enum":["hour","day","week"],"default":"day"}}}`,
+				"granularity":{"enum":["hour","day","week"],"default":"day"}},
+				"if":{"properties":{"granularity":{"const":"hour"}},"required":["granularity"]},
+				"then":{"properties":{"window_days":{"maximum":180}}}}`,
 			Family: Detail,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
 				"window_days":{"type":"integer"},

@@ -24,30 +24,20 @@ func (r *Runtime) listClusterNodes(ctx context.Context, c *Call) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	items := []map[string]any{}
-	var warnings []string
+	items, read, warnings, err := r.nodeList(ctx, rt, a.NodeTypes)
+	if err != nil {
+		return nil, err
+	}
 	status := "success"
-	sources := map[string]string{"fe": "SHOW FRONTENDS", "be": "SHOW BACKENDS", "broker": "SHOW BROKER"}
-	for _, typ := range []string{"fe", "be", "broker"} {
-		if !slices.Contains(a.NodeTypes, typ) {
-			continue
-		}
-		t, err := r.text(ctx, rt, sources[typ], 1024, clusterPrefix)
-		if err != nil {
-			de := classify(clusterPrefix, err, ctx)
-			if len(a.NodeTypes) == 1 {
-				return nil, de
-			}
-			status = "partial"
-			warnings = append(warnings, sources[typ]+" could not be read ("+de.Reason+").")
-			continue
-		}
-		for _, row := range t.rows {
-			items = append(items, nodeItem(typ, t, row))
-		}
+	if len(read) < len(a.NodeTypes) {
+		status = "partial"
 	}
 	if a.IncludeMetrics {
-		warnings = append(warnings, "Per-node metrics are not attached by this build; use the node list as is.")
+		w, failed := r.nodeMetricsFor(ctx, rt, items)
+		warnings = append(warnings, w...)
+		if failed {
+			status = "partial"
+		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		if items[i]["node_type"] != items[j]["node_type"] {
@@ -56,6 +46,36 @@ func (r *Runtime) listClusterNodes(ctx context.Context, c *Call) (*Result, error
 		return items[i]["host"].(string) < items[j]["host"].(string)
 	})
 	return &Result{Status: status, Warnings: warnings, Data: collection{Items: items}}, nil
+}
+
+// nodeList reads the node lists of the given types. A list this account
+// may not read is a warning; none readable is the error of the first.
+func (r *Runtime) nodeList(ctx context.Context, rt *route, types []string) (items []map[string]any, read, warnings []string, err error) {
+	items = []map[string]any{}
+	sources := map[string]string{"fe": "SHOW FRONTENDS", "be": "SHOW BACKENDS", "broker": "SHOW BROKER"}
+	var first *Error
+	for _, typ := range []string{"fe", "be", "broker"} {
+		if !slices.Contains(types, typ) {
+			continue
+		}
+		t, err := r.text(ctx, rt, sources[typ], 1024, clusterPrefix)
+		if err != nil {
+			de := classify(clusterPrefix, err, ctx)
+			if first == nil {
+				first = de
+			}
+			warnings = append(warnings, sources[typ]+" could not be read ("+de.Reason+").")
+			continue
+		}
+		read = append(read, typ)
+		for _, row := range t.rows {
+			items = append(items, nodeItem(typ, t, row))
+		}
+	}
+	if len(read) == 0 {
+		return nil, nil, nil, first
+	}
+	return items, read, warnings, nil
 }
 
 // nodeItem reads one SHOW FRONTENDS / BACKENDS / BROKER row by name.
@@ -186,15 +206,24 @@ func nilIfEmpty(s string, empty bool) any {
 
 func (r *Runtime) clusterHandlers() map[string]Handler {
 	return map[string]Handler{
-		"doris_cluster.list_cluster_nodes":       r.listClusterNodes,
-		"doris_cluster.get_runtime_capabilities": r.getRuntimeCapabilities,
+		"doris_cluster.get_cluster_overview":      r.getClusterOverview,
+		"doris_cluster.list_cluster_nodes":        r.listClusterNodes,
+		"doris_cluster.list_active_tasks":         r.listActiveTasks,
+		"doris_cluster.get_monitoring_metrics":    r.getMonitoringMetrics,
+		"doris_cluster.get_memory_stats":          r.getMemoryStats,
+		"doris_cluster.get_cache_status":          r.getCacheStatus,
+		"doris_cluster.get_compaction_status":     r.getCompactionStatus,
+		"doris_cluster.get_workload_group_status": r.getWorkloadGroupStatus,
+		"doris_cluster.get_compute_group_status":  r.getComputeGroupStatus,
+		"doris_cluster.analyze_resource_growth":   r.analyzeResourceGrowth,
+		"doris_cluster.get_runtime_capabilities":  r.getRuntimeCapabilities,
 	}
 }
 
 // clusterProbeSQL are the SQL capability probes of doris_cluster.
 var clusterProbeSQL = map[string]string{
 	"cluster.current_queries":       `SHOW PROC "/current_queries"`,
-	"cluster.active_queries":        "SELECT * FROM information_schema.active_queries LIMIT 1",
+	"cluster.active_queries":        activeQueriesSQL + " LIMIT 1",
 	"cluster.processlist":           "SHOW FULL PROCESSLIST",
 	"cluster.file_cache_statistics": "SELECT * FROM information_schema.file_cache_statistics LIMIT 1",
 	"cluster.compaction_tasks":      "SELECT * FROM information_schema.be_compaction_tasks LIMIT 1",

@@ -167,7 +167,7 @@ func classifyMySQL(prefix string, e *Error, me *mysql.MySQLError) *Error {
 	case me.Number == 1203 || me.Number == 1040 || strings.Contains(msg, "reach limit of connections"):
 		return e.setClass(prefix, classBusy)
 	case me.Number == 1193 || me.Number == 1235 || strings.Contains(msg, "not support") ||
-		strings.Contains(msg, "only supported") || strings.Contains(msg, "unsupported"):
+		strings.Contains(msg, "only support") || strings.Contains(msg, "unsupported"):
 		return e.setClass(prefix, classNotSupported)
 	}
 	e.setClass(prefix, classFailed)

@@ -76,6 +76,8 @@ type envOpts struct {
 	// noAudit stops the simulator from appending statements to the audit
 	// log (its background writer competes for the CPU in benchmarks).
 	noAudit bool
+	// deployment is the simulator's deployment mode ("" = integrated).
+	deployment string
 }
 
 // newEnv starts a simulator (profile "3.0" unless given) and a runtime
@@ -93,6 +95,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		simOpts.FEHTTP = ""
 	}
 	simOpts.NoAuditLog = o.noAudit
+	simOpts.Deployment = o.deployment
 	s, err := sim.Start(context.Background(), simOpts)
 	if err != nil {
 		t.Fatalf("start the Doris simulator: %v", err)

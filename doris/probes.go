@@ -33,22 +33,48 @@ var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *route) erro
 		_, err := r.http.get(ctx, r.http.feBase, "/metrics", rt.user, rt.password)
 		return err
 	},
-	"cluster.be_metrics": func(r *Runtime, ctx context.Context, rt *route) error {
-		if len(r.http.beBases) == 0 {
-			return errNotConfigured
+	"cluster.be_metrics": (*Runtime).probeBEMetrics,
+}
+
+// probeBEMetrics succeeds when any configured BE serves /metrics: one
+// dead backend does not make the BE children unavailable.
+func (r *Runtime) probeBEMetrics(ctx context.Context, _ *route) error {
+	if len(r.http.beBases) == 0 {
+		return errNotConfigured
+	}
+	errs := make(chan error, len(r.http.beBases))
+	for _, base := range r.http.beBases {
+		go func() {
+			_, err := r.http.get(ctx, base, "/metrics", "", "")
+			errs <- err
+		}()
+	}
+	var first error
+	for range r.http.beBases {
+		err := <-errs
+		if err == nil {
+			return nil
 		}
-		_, err := r.http.get(ctx, r.http.beBases[0], "/metrics", "", "")
-		return err
-	},
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// probeFuncs are SQL probes that judge what a read returns, not only
+// that it ran; a returned error is classified as a SQL probe's is, and
+// errNoHistory means NOT_SUPPORTED (nothing to build from yet).
+var probeFuncs = map[string]func(r *Runtime, ctx context.Context, rt *route) error{
+	"cluster.history_buckets": (*Runtime).probeHistoryBuckets,
 }
 
 var errNotConfigured = errors.New("doris: provider not configured")
 
 // probeNotBuilt are probes of children whose provider this build does not
-// include (a resource-history store, a lineage store) or whose evidence it
-// does not read yet: their outcome is NOT_CONFIGURED, never a guess.
+// include (a lineage store) or whose evidence it does not read yet: their
+// outcome is NOT_CONFIGURED, never a guess.
 var probeNotBuilt = map[string]bool{
-	"cluster.history_buckets":  true,
 	"governance.lineage_store": true,
 	"search.match_explain":     true,
 }
@@ -64,6 +90,10 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 	var err error
 	if f, ok := probeHTTP[id]; ok {
 		err = f(r, ctx, rt)
+	} else if f, ok := probeFuncs[id]; ok {
+		if err = f(r, ctx, rt); errors.Is(err, errNoHistory) {
+			return ProbeNotSupported, 0
+		}
 	} else if q, ok := probeSQL[id]; ok {
 		_, err = r.internalText(ctx, rt, q, 64, "PROBE")
 	} else {

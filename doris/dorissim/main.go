@@ -3,7 +3,7 @@
 //
 //	go run ./doris/dorissim -listen 127.0.0.1:9030 -fe-http 127.0.0.1:8030 \
 //	    -be-http 127.0.0.1:8040 -upstream 127.0.0.1:3306 \
-//	    -users root:rootpw,mcp_reader:readerpw -profile 3.0
+//	    -users root:rootpw,mcp_reader:readerpw -profile 3.0 [-deployment cloud]
 //
 // Every user in -users must exist upstream with the same password. For a
 // ready-made upstream with demo data use ./doris/dorissim/demo instead.
@@ -30,6 +30,7 @@ func main() {
 	users := flag.String("users", "", "comma-separated user:password list the simulator accepts (required)")
 	admins := flag.String("admins", "root", "comma-separated users with Doris ADMIN privilege")
 	profile := flag.String("profile", "3.0", "simulated Doris release: "+strings.Join(sim.Profiles(), ", "))
+	deployment := flag.String("deployment", sim.DeploymentIntegrated, "deployment mode: integrated, or cloud (compute groups; 3.0+)")
 	verbose := flag.Bool("v", false, "debug logging")
 	flag.Parse()
 
@@ -38,7 +39,7 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *listen, *feHTTP, *beHTTP, *upstream, *users, *admins, *profile); err != nil {
+	if err := run(log, *listen, *feHTTP, *beHTTP, *upstream, *users, *admins, *profile, *deployment); err != nil {
 		log.Error("dorissim failed", "err", err)
 		os.Exit(1)
 	}
@@ -63,7 +64,7 @@ func parseUsers(s string) (map[string]string, error) {
 	return m, nil
 }
 
-func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, profile string) error {
+func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, profile, deployment string) error {
 	um, err := parseUsers(users)
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, prof
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := sim.Start(ctx, sim.Options{Listen: listen, FEHTTP: feHTTP, BEHTTP: beHTTP, Upstream: upstream,
-		Users: um, Admins: adm, Profile: profile, Logger: log})
+		Users: um, Admins: adm, Profile: profile, Deployment: deployment, Logger: log})
 	if err != nil {
 		return err
 	}

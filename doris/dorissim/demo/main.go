@@ -3,7 +3,7 @@
 // on the usual ports. It prints the environment the MCP server needs and
 // runs until Ctrl-C.
 //
-//	go run ./doris/dorissim/demo [-profile 4.0]
+//	go run ./doris/dorissim/demo [-profile 4.0] [-deployment cloud]
 package main
 
 import (
@@ -25,6 +25,7 @@ func main() {
 	feHTTP := flag.String("fe-http", "127.0.0.1:8030", "FE HTTP address")
 	beHTTP := flag.String("be-http", "127.0.0.1:8040", "BE HTTP address")
 	profile := flag.String("profile", "3.0", "simulated Doris release: "+strings.Join(sim.Profiles(), ", "))
+	deployment := flag.String("deployment", sim.DeploymentIntegrated, "deployment mode: integrated, or cloud (compute groups; 3.0+)")
 	verbose := flag.Bool("v", false, "debug logging")
 	flag.Parse()
 	level := slog.LevelInfo
@@ -32,13 +33,13 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *listen, *feHTTP, *beHTTP, *profile); err != nil {
+	if err := run(log, *listen, *feHTTP, *beHTTP, *profile, *deployment); err != nil {
 		log.Error("demo failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, listen, feHTTP, beHTTP, profile string) error {
+func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment string) error {
 	if err := mariadb.Available(); err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, profile string) error {
 		log.Info("mariadb stopped")
 	}()
 	s, err := sim.Start(ctx, sim.Options{Listen: listen, FEHTTP: feHTTP, BEHTTP: beHTTP, Upstream: db.Addr(),
-		Users: db.UserMap(), Profile: profile, Logger: log})
+		Users: db.UserMap(), Profile: profile, Deployment: deployment, Logger: log})
 	if err != nil {
 		return err
 	}

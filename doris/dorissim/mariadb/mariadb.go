@@ -163,9 +163,18 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
+	// Each instance has its own tmpdir: a mariadbd that starts removes
+	// the #sql temporary files it finds in its tmpdir, so instances that
+	// share /tmp (other test binaries, other users) delete each other's
+	// in-use temporary tables, which fails or crashes their queries.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
 	t0 := time.Now()
 	inst := exec.CommandContext(ctx, install, "--no-defaults", "--auth-root-authentication-method=normal",
-		"--datadir="+data, "--innodb-log-file-size=8M")
+		"--datadir="+data, "--innodb-log-file-size=8M", "--tmpdir="+tmp)
 	inst.Dir = dir
 	if out, err := inst.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
@@ -208,7 +217,8 @@ func launch(ctx context.Context, server, dir, data, rootPW string, log *slog.Log
 	args = append(args, "--datadir="+data, "--socket="+filepath.Join(dir, "sock"),
 		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF",
-		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"))
+		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"),
+		"--tmpdir="+filepath.Join(dir, "tmp"))
 	cmd := exec.Command(server, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -91,5 +92,18 @@ func TestStartStop(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("datadir left behind: %v", err)
+	}
+}
+
+// TestOwnTmpdir: an instance keeps its temporary files in its own
+// directory, never in a /tmp that another starting instance would clean.
+func TestOwnTmpdir(t *testing.T) {
+	in := mariadb.SharedFor(t)
+	var dir string
+	if err := in.Root().QueryRowContext(context.Background(), "SELECT @@tmpdir").Scan(&dir); err != nil {
+		t.Fatal(err)
+	}
+	if dir == os.TempDir() || dir == "/tmp" || filepath.Dir(dir) != filepath.Dir(in.Socket()) {
+		t.Fatalf("tmpdir %q, want a directory beside the instance's socket %q", dir, in.Socket())
 	}
 }

@@ -55,6 +55,7 @@ type conn struct {
 	stmtFailed   bool // an ERR was sent for the current statement
 	stmtErr      string
 	stmtRows     int
+	stmtAffected int64 // rows a DML statement changed (from upstream OK packets)
 
 	mu          sync.Mutex // guards the fields below, read by other goroutines
 	up          *upstream
@@ -472,7 +473,7 @@ func newQueryID() string {
 func (c *conn) handleQuery(sql string) error {
 	start := time.Now()
 	c.s.stats.queries.Add(1)
-	c.stmtFailed, c.stmtErr, c.stmtRows, c.dropAfter = false, "", 0, 0
+	c.stmtFailed, c.stmtErr, c.stmtRows, c.dropAfter, c.stmtAffected = false, "", 0, 0, 0
 	if f := c.s.takeFault(sql); f != nil {
 		if f.Latency > 0 {
 			t := time.NewTimer(f.Latency)
@@ -505,6 +506,7 @@ func (c *conn) handleQuery(sql string) error {
 	c.executing, c.curQueryID, c.curSQL, c.curStart = true, qid, sql, start
 	db, trace := c.db, c.traceID
 	c.mu.Unlock()
+	c.s.act.begin(c, c.vars["workload_group"]) // activity.go
 	var rec *queryProfile
 	if c.profileOn {
 		rec = c.s.profiles.begin(qid, trace, c.user, db, sql, start)
@@ -524,6 +526,7 @@ func (c *conn) handleQuery(sql string) error {
 	c.curQueryID, c.curSQL = "", ""
 	c.mu.Unlock()
 	c.s.stats.latencyMs.add(end.Sub(start).Milliseconds())
+	c.s.act.done(c, sql, db, c.stmtFailed, int64(c.stmtRows), c.stmtAffected, end) // activity.go
 	if rec != nil {
 		c.s.profiles.finish(rec, end, state, c.stmtErr, c.stmtRows)
 	}
@@ -582,6 +585,9 @@ func (c *conn) relay(sql, orig string) error {
 		case len(first) > 0 && first[0] == 0xff:
 			return c.sendUpstreamErr(parseErrPacket(first), sql, orig)
 		case len(first) > 0 && first[0] == 0x00:
+			if n, _, _, err := readLenencInt(first[1:]); err == nil {
+				c.stmtAffected += int64(n)
+			}
 			more := okStatus(first)&serverMoreResults != 0
 			if err := c.pw.writeChunk(first); err != nil {
 				return err

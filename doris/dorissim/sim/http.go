@@ -102,7 +102,7 @@ func (s *Server) feHandler() http.Handler {
 		case "frontends":
 			cols, rows = frontendsCols, p.frontendRows(s.topology(), time.Now())
 		case "backends":
-			cols, rows = p.backendsCols(), p.backendRows(s.topology(), time.Now(), s.runningQueries())
+			cols, rows = p.backendsCols(), s.backendRows(p, time.Now())
 		case "brokers":
 			cols = showBrokerCols
 		default:
@@ -326,46 +326,8 @@ func (s *Server) feMetrics() string {
 
 func (s *Server) beMetrics() string {
 	p := &promWriter{sep: ",", typed: map[string]bool{}}
-	const path = "/opt/apache-doris/be/file_cache/"
 	const disk = "/opt/apache-doris/be/storage"
-	q := s.stats.queries.Load()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := int64(1610612736)
-	p.metric("doris_be_memory_allocated_bytes", "gauge", "", nil, base+int64(ms.Sys))
-	p.metric("doris_be_memory_jemalloc_allocated_bytes", "gauge", "", nil, base-268435456)
-	p.metric("doris_be_memory_jemalloc_active_bytes", "gauge", "", nil, base-201326592)
-	p.metric("doris_be_memory_jemalloc_metadata_bytes", "gauge", "", nil, 50331648)
-	p.metric("doris_be_memory_jemalloc_resident_bytes", "gauge", "", nil, base-134217728)
-	p.metric("doris_be_memory_jemalloc_mapped_bytes", "gauge", "", nil, base)
-	p.metric("doris_be_memory_jemalloc_retained_bytes", "gauge", "", nil, 402653184)
-	p.metric("doris_be_memory_jemalloc_tcache_bytes", "gauge", "", nil, 8388608)
-	for _, n := range []string{"pgpgin", "pgpgout", "pswpin", "pswpout"} {
-		p.metric("doris_be_memory_"+n, "gauge", "", nil, 0)
-	}
-	for _, kv := range [][2]string{{"hits_ratio", "0.853963"}, {"hits_ratio_5m", "0.666700"}, {"hits_ratio_1h", "0.791200"},
-		{"removed_elements", "118"}, {"normal_queue_max_size", "21474836480"}, {"normal_queue_curr_size", "248922234"},
-		{"normal_queue_max_elements", "102400"}, {"normal_queue_curr_elements", "1392"},
-		{"index_queue_max_size", "1073741824"}, {"index_queue_curr_size", "1048576"},
-		{"index_queue_max_elements", "10240"}, {"index_queue_curr_elements", "12"},
-		{"disposable_queue_max_size", "1073741824"}, {"disposable_queue_curr_size", "0"},
-		{"disposable_queue_max_elements", "10240"}, {"disposable_queue_curr_elements", "0"},
-		{"segment_reader_cache_size", "4096"}} {
-		p.metric("doris_be_file_cache_"+kv[0], "gauge", "", lbl("path", path), kv[1])
-	}
-	p.metric("doris_be_compaction_bytes_total", "counter", "", lbl("type", "base"), 104857600)
-	p.metric("doris_be_compaction_bytes_total", "counter", "", lbl("type", "cumulative"), 9961472)
-	p.metric("doris_be_compaction_deltas_total", "counter", "", lbl("type", "base"), 14)
-	p.metric("doris_be_compaction_deltas_total", "counter", "", lbl("type", "cumulative"), 186)
-	p.metric("doris_be_tablet_base_max_compaction_score", "gauge", "", nil, 37)
-	p.metric("doris_be_tablet_cumulative_max_compaction_score", "gauge", "", nil, 12)
-	p.metric("doris_be_disks_compaction_num", "gauge", "", lbl("path", disk), 1)
-	p.metric("doris_be_disks_compaction_score", "gauge", "", lbl("path", disk), 49)
-	p.metric("doris_be_compaction_used_permits", "gauge", "", nil, 14)
-	p.metric("doris_be_compaction_waitting_permits", "gauge", "", nil, 0)
-	p.metric("doris_be_query_scan_bytes", "counter", "", nil, q*1048576)
-	p.metric("doris_be_query_scan_rows", "counter", "", nil, q*5000)
-	p.metric("doris_be_fragment_instance_count", "gauge", "", nil, s.runningQueries())
+	s.writeBEActivityMetrics(p) // bemetrics.go
 	p.metric("doris_be_timeout_canceled_fragment_count", "counter", "", nil, 0)
 	for _, m := range [][2]string{{"user", "1834561"}, {"nice", "0"}, {"system", "412093"}, {"idle", "98234101"}, {"iowait", "2210"}} {
 		p.metric("doris_be_cpu", "counter", "", lbl("device", "cpu", "mode", m[0]), m[1])

@@ -172,36 +172,6 @@ func (p profile) workloadGroups() []workloadGroup {
 	}
 }
 
-// showWorkloadGroups returns the SHOW WORKLOAD GROUPS columns and rows.
-func (p profile) showWorkloadGroups(running map[string]int) ([]string, [][]any) {
-	var rows [][]any
-	if !p.atLeast("4.0") {
-		for _, g := range p.workloadGroups() {
-			for _, kv := range [][2]string{{"cpu_share", g.cpuShare}, {"memory_limit", g.memLimit},
-				{"enable_memory_overcommit", "true"}, {"max_concurrency", g.maxConc}, {"max_queue_size", g.queueSize},
-				{"queue_timeout", g.queueTO}, {"cpu_hard_limit", g.cpuHard}, {"scan_thread_num", g.scanThreads},
-				{"max_remote_scan_thread_num", "-1"}, {"min_remote_scan_thread_num", "-1"},
-				{"spill_threshold_low_watermark", "50%"}, {"spill_threshold_high_watermark", "80%"}, {"tag", ""},
-				{"read_bytes_per_second", "-1"}, {"remote_read_bytes_per_second", "-1"},
-				{"running_query_num", itoa(running[g.name])}, {"waiting_query_num", "0"}} {
-				rows = append(rows, []any{g.id, g.name, kv[0], kv[1]})
-			}
-		}
-		return []string{"Id", "Name", "Item", "Value"}, rows
-	}
-	cols := []string{"Id", "Name", "min_cpu_percent", "max_cpu_percent", "min_memory_percent", "max_memory_percent",
-		"max_concurrency", "max_queue_size", "queue_timeout", "scan_thread_num", "max_remote_scan_thread_num",
-		"min_remote_scan_thread_num", "memory_low_watermark", "memory_high_watermark", "compute_group",
-		"read_bytes_per_second", "remote_read_bytes_per_second", "slot_memory_policy", "running_query_num",
-		"waiting_query_num"}
-	for _, g := range p.workloadGroups() {
-		rows = append(rows, []any{g.id, g.name, g.minCPU, g.maxCPU, g.minMem, g.maxMem, g.maxConc, g.queueSize,
-			g.queueTO, g.scanThreads, "-1", "-1", g.lowWM, g.highWM, "default", "-1", "-1", "none",
-			itoa(running[g.name]), "0"})
-	}
-	return cols, rows
-}
-
 // processlistCols are the SHOW PROCESSLIST columns per family.
 func (p profile) processlistCols() []string {
 	c := []string{"CurrentConnected", "Id", "User", "Host", "LoginTime", "Catalog", "Db", "Command", "Time", "State", "QueryId"}

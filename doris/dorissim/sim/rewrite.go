@@ -145,6 +145,11 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 	infoTabs := p.infoTables()
 	noAlias := lead == "SHOW" || lead == "DESC" || lead == "DESCRIBE"
 	simTable := func(name string) string {
+		if !noAlias {
+			if d := c.liveTable(strings.ToLower(name)); d != "" {
+				return d // live.go
+			}
+		}
 		return quoteIdent(simSchema) + "." + quoteIdent(p.prefix()+strings.ToLower(name))
 	}
 	// addAlias appends " AS name" after a replaced table reference when the
@@ -299,7 +304,7 @@ func (c *conn) variableLiteral(v string) (string, bool) {
 func (c *conn) variable(name string) (string, bool) {
 	switch name {
 	case "version_comment":
-		return c.s.profile().versionComment(), true
+		return c.s.versionComment(), true
 	case "version":
 		return serverVersion, true
 	case "query_timeout":

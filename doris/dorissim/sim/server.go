@@ -49,6 +49,9 @@ type Options struct {
 	// NoAuditLog stops the simulator from appending executed client
 	// statements to __internal_schema.audit_log (done through the admin account).
 	NoAuditLog bool
+	// Deployment is "integrated" (default) or "cloud": compute-storage
+	// decoupled, with compute groups (Doris 3.0 and later).
+	Deployment string
 }
 
 // Fault describes misbehaviour injected into matching client statements.
@@ -99,6 +102,11 @@ type Server struct {
 	profiles   *profileStore
 	stats      stats
 	audit      *auditWriter
+
+	act          *activity       // the backend's activity (activity.go)
+	wgs          *workloadGroups // workload groups (workload.go)
+	httpFaultsMu sync.Mutex      // protects httpFaults
+	httpFaults   []*httpFaultState
 }
 
 type stats struct {
@@ -125,12 +133,16 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDeployment(o.Deployment, p); err != nil {
+		return nil, err
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Server{opts: o, log: log, started: time.Now(), prof: p, conns: map[*conn]struct{}{},
-		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000)}
+		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000),
+		act: newActivity(), wgs: newWorkloadGroups(p)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
@@ -141,14 +153,14 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.mysqlL = l
 	s.addr = l.Addr().String()
 	if o.FEHTTP != "" {
-		s.fe = &httpEndpoint{name: "fe", handler: s.feHandler()}
+		s.fe = &httpEndpoint{name: "fe", handler: s.withHTTPFaults("fe", s.feHandler())}
 		if err := s.fe.start(o.FEHTTP); err != nil {
 			l.Close()
 			return nil, err
 		}
 	}
 	if o.BEHTTP != "" {
-		s.be = &httpEndpoint{name: "be", handler: s.beHandler()}
+		s.be = &httpEndpoint{name: "be", handler: s.withHTTPFaults("be", s.beHandler())}
 		if err := s.be.start(o.BEHTTP); err != nil {
 			l.Close()
 			s.fe.stop()
@@ -159,7 +171,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.wg.Add(1)
 	go s.acceptLoop(l)
 	log.Info("doris simulator started", "mysql", s.addr, "fe_http", s.FEAddr(), "be_http", s.BEAddr(),
-		"upstream", o.Upstream, "profile", p.version, "build", p.build)
+		"upstream", o.Upstream, "profile", p.version, "build", p.build, "deployment", s.computeGroupName())
 	return s, nil
 }
 
@@ -180,7 +192,7 @@ func (s *Server) Profile() string {
 }
 
 // VersionComment returns what SELECT @@version_comment answers now.
-func (s *Server) VersionComment() string { return s.profile().versionComment() }
+func (s *Server) VersionComment() string { return s.versionComment() }
 
 func (s *Server) profile() profile {
 	s.mu.Lock()
@@ -193,6 +205,9 @@ func (s *Server) profile() profile {
 func (s *Server) SetProfile(name string) error {
 	p, err := lookupProfile(name)
 	if err != nil {
+		return err
+	}
+	if err := checkDeployment(s.opts.Deployment, p); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -40,6 +40,8 @@ func (c *conn) execute(sql string) error {
 		return c.switchCatalog(ts)
 	case ts[0].is("KILL"):
 		return c.killStatement(sql, ts)
+	case (ts[0].is("CREATE") || ts[0].is("ALTER") || ts[0].is("DROP")) && at(1).is("WORKLOAD") && at(2).is("GROUP"):
+		return c.workloadGroupDDL(ts) // workload.go
 	}
 	return c.forward(sql)
 }
@@ -154,7 +156,7 @@ func (c *conn) show(sql string, ts []token) error {
 		if !c.admin {
 			return c.send(adminDenied())
 		}
-		return c.sendResult(p.backendsCols(), p.backendRows(c.s.topology(), now, c.s.runningQueries()))
+		return c.sendResult(p.backendsCols(), c.s.backendRows(p, now))
 	case w.is("PROC"):
 		if !c.admin {
 			return c.send(adminDenied())
@@ -190,23 +192,14 @@ func (c *conn) show(sql string, ts []token) error {
 	case w.is("INDEX") || w.is("INDEXES") || w.is("KEYS"):
 		return c.showIndex(sql, ts, i+1)
 	case w.is("WORKLOAD") && at(i+1).is("GROUPS"):
-		cols, rows := p.showWorkloadGroups(c.s.runningByGroup())
+		like := ""
 		if at(i + 2).is("LIKE") {
-			pat := at(i + 3).str()
-			var keep [][]any
-			for _, r := range rows {
-				if likeMatch(pat, r[1].(string)) {
-					keep = append(keep, r)
-				}
-			}
-			rows = keep
+			like = at(i + 3).str()
 		}
+		cols, rows := c.s.wgs.show(p, c.user, c.admin, c.s.act.byGroup(), like) // workload.go
 		return c.sendResult(cols, rows)
 	case w.is("COMPUTE") && at(i+1).is("GROUPS"):
-		if !p.atLeast("3.0") {
-			return c.send(newDorisErr(1105, "HY000", fmt.Sprintf("\nmismatched input 'COMPUTE' expecting {'ALL', 'ALTER', 'BACKENDS', 'CATALOGS', 'CREATE', 'DATABASES', 'FRONTENDS', 'TABLES', 'VARIABLES'}(line 1, pos %d)", strings.Index(strings.ToUpper(sql), "COMPUTE"))))
-		}
-		return c.send(newDorisErr(1105, "HY000", "SHOW COMPUTE GROUPS is only supported in cloud mode (the cluster runs in integrated storage-compute mode)"))
+		return c.showComputeGroups(sql) // cloud.go
 	case w.is("PROCESSLIST"):
 		return c.showProcesslist(full)
 	case w.is("VARIABLES") || ((w.is("GLOBAL") || w.is("SESSION") || w.is("LOCAL")) && at(i+1).is("VARIABLES")):
@@ -251,7 +244,7 @@ func (c *conn) proc(path string) ([]string, [][]any, *dorisErr) {
 	case "/frontends":
 		return frontendsCols, p.frontendRows(c.s.topology(), now), nil
 	case "/backends":
-		return p.backendsCols(), p.backendRows(c.s.topology(), now, c.s.runningQueries()), nil
+		return p.backendsCols(), c.s.backendRows(p, now), nil
 	case "/current_queries", "/current_query_stmts":
 		return currentQueriesCols, c.s.currentQueries(c), nil
 	case "/catalogs":
@@ -821,7 +814,7 @@ func (c *conn) showProcesslist(full bool) error {
 		}
 		out := []any{cur, get(row, "Id"), get(row, "User"), host, login, catalog, db, cmd, get(row, "Time"), state, qid}
 		if p.atLeast("4.0") {
-			out = append(out, trace, info, feHost, nil)
+			out = append(out, trace, info, feHost, c.s.cloudCluster())
 		} else {
 			out = append(out, info)
 		}
@@ -1099,10 +1092,6 @@ func (s *Server) runningQueries() int {
 		c.mu.Unlock()
 	}
 	return n
-}
-
-func (s *Server) runningByGroup() map[string]int {
-	return map[string]int{"normal": max(0, s.runningQueries()-1)}
 }
 
 // currentQueries lists statements running on other connections.
