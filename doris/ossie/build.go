@@ -384,7 +384,7 @@ func qualified(exprs []Expression) []FieldRef {
 	return out
 }
 
-// stripLiterals blanks single-quoted SQL string literals ('' escapes a
+// stripLiterals blanks single-quoted SQL string literals (” escapes a
 // quote), so that 'a.b' is not read as a reference.
 func stripLiterals(s string) string {
 	var b strings.Builder

@@ -183,7 +183,7 @@ func TestLoadRefuses(t *testing.T) {
 			os.Mkdir(filepath.Join(f.models, "dir.json"), 0o755)
 			f.bindings(`"m": {"model_file": "dir.json", "datasets": {"d": {"catalog": "internal", "database": "demo", "object": "orders", "kind": "table"}}}`)
 		}, ossie.ReasonFileInvalid},
-		{"oversize file", func(f *fixture) { f.cfg.MaxFileBytes, f.cfg.MaxTotalBytes = 4096, 1 << 20 }, ossie.ReasonFileSize},
+		{"oversize file", func(f *fixture) { f.cfg.MaxFileBytes, f.cfg.MaxTotalBytes = 4096, 1<<20 }, ossie.ReasonFileSize},
 		{"oversize manifest", func(f *fixture) {
 			f.write(f.manifest, `{"api_version":"doris-mcp.apache.org/ossie-binding/v1alpha1"`+strings.Repeat(" ", 5000)+`}`)
 			f.cfg.MaxFileBytes = 4096

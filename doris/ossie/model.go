@@ -15,15 +15,15 @@ const BindingAPIVersion = "doris-mcp.apache.org/ossie-binding/v1alpha1"
 // Model is one loaded semantic model under its exact model_ref. It is
 // immutable once loaded.
 type Model struct {
-	Ref          string // the exact model_ref, the key of model_sources
-	Name         string // semantic_model[].name
-	Namespace    string // "default" when the manifest names none
-	Tags         []string
-	Description  string
-	AI           *AIContext
-	Datasets     []*Dataset
+	Ref           string // the exact model_ref, the key of model_sources
+	Name          string // semantic_model[].name
+	Namespace     string // "default" when the manifest names none
+	Tags          []string
+	Description   string
+	AI            *AIContext
+	Datasets      []*Dataset
 	Relationships []*Relationship
-	Metrics      []*Metric // model-scoped metrics
+	Metrics       []*Metric // model-scoped metrics
 	// RouteProfile restricts the model to one Doris route ("global",
 	// "person:..."); empty means every route.
 	RouteProfile string
