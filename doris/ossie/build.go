@@ -384,8 +384,8 @@ func qualified(exprs []Expression) []FieldRef {
 	return out
 }
 
-// stripLiterals blanks single-quoted SQL string literals (” escapes a
-// quote), so that 'a.b' is not read as a reference.
+// stripLiterals blanks single-quoted SQL string literals (a doubled quote
+// escapes one), so that 'a.b' is not read as a reference.
 func stripLiterals(s string) string {
 	var b strings.Builder
 	in := false

@@ -31,9 +31,6 @@ const SchemaSource = "open-semantic-interchange/OSI core-spec/ossie-schema.json@
 // tag, catalog, database or object (the reference server's).
 const namePattern = `^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`
 
-// refPattern is a model_ref (the reference server's, with the length as
-// bounds instead of a lookahead, which RE2 does not have).
-const refPattern = `^[A-Za-z0-9_.:/@-]+(?:\+[A-Za-z0-9_.-]+)*$`
 
 // bindingSchema is the schema of the binding manifest: which model file
 // and model serve each model_ref, and which Doris object each dataset is.
