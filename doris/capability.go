@@ -306,8 +306,10 @@ func nodes(t *textRows, role string) []Node {
 // providers reports which optional providers the configuration enables.
 func (r *Runtime) providers() map[string]bool {
 	return map[string]bool{
-		"fe_http": r.http.feBase != "",
-		"be_http": len(r.http.beBases) > 0,
+		"fe_http":    r.http.feBase != "",
+		"be_http":    len(r.http.beBases) > 0,
+		"ossie":      r.semantic.ossie != nil,
+		"metricflow": r.semantic.mf != nil,
 	}
 }
 

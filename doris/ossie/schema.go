@@ -31,7 +31,6 @@ const SchemaSource = "open-semantic-interchange/OSI core-spec/ossie-schema.json@
 // tag, catalog, database or object (the reference server's).
 const namePattern = `^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`
 
-
 // bindingSchema is the schema of the binding manifest: which model file
 // and model serve each model_ref, and which Doris object each dataset is.
 const bindingSchema = `{"type":"object","additionalProperties":false,"required":["api_version","model_sources"],
