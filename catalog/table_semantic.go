@@ -102,8 +102,8 @@ var semanticDomain = Domain{
 				"ready":{"type":"boolean"},
 				"bindings":{"type":"array","items":{"type":"object","additionalProperties":true,"properties":{
 					"dataset":{"type":"string"},
-					"datasource":{"type":["string","null"]},
-					"object":{"type":["string","null"]},
+					"object":{"type":["string","null"],"description":"catalog.database.table, when visible to you"},
+					"kind":{"type":"string"},
 					"status":{"type":"string","description":"ready, or why the binding is not usable"},
 					"reason_code":{"type":["string","null"]}},
 					"required":["dataset","status"]}}},

@@ -99,9 +99,11 @@ func (r *Runtime) probeMetricFlow(ctx context.Context) (string, time.Duration) {
 	outcome := ProbeOK
 	_, err := s.mf.Do(ctx, "list_models", map[string]any{})
 	var me *metricflow.Error
-	if errors.As(err, &me) && !me.FromProvider {
+	switch {
+	case err == nil, errors.As(err, &me) && me.FromProvider:
+	case me != nil:
 		outcome = me.Reason
-	} else if err != nil {
+	default:
 		outcome = metricflow.ReasonFailed
 	}
 	s.mu.Lock()
