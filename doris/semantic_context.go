@@ -79,14 +79,20 @@ func (r *Runtime) getSemanticContext(ctx context.Context, c *Call) (*Result, err
 			break
 		}
 		truncated = true
+		// Shed what helps least first: examples, then the concepts the
+		// question matched least (keeping its best match), then
+		// descriptions, then that best match too.
 		switch {
 		case b.examples:
 			b.examples = false
+		case len(sel.auto) > 1:
+			sel.drop(sel.auto[len(sel.auto)-1])
+			sel.auto = sel.auto[:len(sel.auto)-1]
 		case b.descriptions:
 			b.descriptions = false
 		case len(sel.auto) > 0:
-			sel.drop(sel.auto[len(sel.auto)-1])
-			sel.auto = sel.auto[:len(sel.auto)-1]
+			sel.drop(sel.auto[0])
+			sel.auto = nil
 		default:
 			return nil, argError(semanticPrefix, "CONTEXT_TOO_LARGE", fmt.Sprintf(
 				"the concepts you named need %d bytes of context even without descriptions; name fewer or raise max_bytes (up to %d)",
@@ -95,7 +101,7 @@ func (r *Runtime) getSemanticContext(ctx context.Context, c *Call) (*Result, err
 	}
 	warnings = append(warnings, omittedWarning(v)...)
 	if truncated {
-		warnings = append(warnings, fmt.Sprintf("The context was cut to fit max_bytes (%d): examples, then descriptions, then the concepts the question matched least were left out.", budget))
+		warnings = append(warnings, fmt.Sprintf("The context was cut to fit max_bytes (%d): examples, the concepts the question matched least, and if need be descriptions were left out.", budget))
 	}
 	res := &Result{Status: "success", Source: "ossie_registry", Truncated: truncated, Warnings: warnings, Data: map[string]any{
 		"model_ref": v.m.Ref, "revision": v.m.Revision, "context": doc, "bytes": size, "truncated": truncated,
@@ -274,8 +280,17 @@ func questionCandidates(v *view, question string, explicit *selection) []candida
 	}
 	out := append(append(top(ms, autoMetrics), top(ds, autoDatasets)...), top(fs, autoDimensions)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	// When the question names some concept outright (by name, label or
+	// synonym), partial word overlaps and description matches are noise.
+	if len(out) > 0 && out[0].score >= strongMatch {
+		out = slices.DeleteFunc(out, func(c candidate) bool { return c.score < strongMatch })
+	}
 	return out
 }
+
+// strongMatch is the lowest score of a concept whose name, label or
+// synonym appears in the question as a phrase.
+const strongMatch = 80
 
 // words lower-cases text and splits it into letters-and-digits words
 // (underscores split, so order_count reads as "order count").

@@ -131,6 +131,13 @@ func TestOssieContextQuestion(t *testing.T) {
 	if string(c.raw) != string(again.raw) {
 		t.Error("the same question selected a different context")
 	}
+	// Named outright, a concept crowds out partial matches: "revenue"
+	// brings revenue, not line_revenue nor average_order_value (whose
+	// description mentions revenue).
+	c, _ = e.context(map[string]any{"question": "revenue by country"})
+	if len(c.Context.Metrics) != 1 || c.Context.Metrics[0].Name != "revenue" || c.datasetNames() != "orders,customers" {
+		t.Errorf("revenue by country selected metrics %+v over %s", c.Context.Metrics, c.datasetNames())
+	}
 	_, cd := e.context(map[string]any{"question": "How is the weather in Lisbon?"})
 	if cd.Status != "partial" || !strings.Contains(strings.Join(cd.Warnings, " "), "mentions no metric") {
 		t.Errorf("a question about nothing in the model: %s %v", cd.Status, cd.Warnings)
