@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 )
@@ -146,4 +147,53 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// TestMetricFlowSlowProvider: a provider slower to answer than the
+// capability probe's timeout (but within its own) is pending, not failed,
+// and becomes callable once its health check completes.
+func TestMetricFlowSlowProvider(t *testing.T) {
+	bin := fakeProvider(t)
+	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+		withMetricFlow(bin, 30*time.Second, "slow")(c)
+		c.ProbeTimeout = time.Second
+	}})
+	a := e.discover("doris_semantic").availability(t, "list_metricflow_models").Availability
+	if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PENDING" {
+		t.Fatalf("a provider still starting: %+v, want pending", a)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		a = e.discover("doris_semantic").availability(t, "list_metricflow_models").Availability
+		if a.Callable {
+			break
+		}
+		if a.ReasonCode != "CAPABILITY_PROBE_PENDING" || time.Now().After(deadline) {
+			t.Fatalf("the slow provider never became callable: %+v", a)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.ok("doris_semantic", "list_metricflow_models", map[string]any{})
+}
+
+// TestSemanticScope: a principal without the semantic:read scope is
+// refused by every semantic child, with its reason.
+func TestSemanticScope(t *testing.T) {
+	bin := fakeProvider(t)
+	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+		withOssie(t, "")(c)
+		withMetricFlow(bin, 30*time.Second, "demo")(c)
+	}})
+	e.ok("doris_semantic", "list_semantic_models", map[string]any{})
+	e.id = auth.Identity{Method: "test", Subject: "no-semantic", Route: "global", Scopes: []string{"tool:list"}}
+	for _, c := range []struct {
+		child string
+		args  map[string]any
+	}{
+		{"list_semantic_models", map[string]any{}},
+		{"get_semantic_context", map[string]any{"model_ref": "retail/sales", "request": map[string]any{"question": "revenue"}}},
+		{"list_metricflow_models", map[string]any{}},
+		{"execute_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": map[string]any{"metrics": []string{"revenue"}}}},
+	} {
+		e.fail("doris_semantic", c.child, c.args, "CHILD_EXECUTION_FAILED", "SEMANTIC_SCOPE_REQUIRED")
+	}
 }

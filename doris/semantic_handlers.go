@@ -40,12 +40,13 @@ type semanticProviders struct {
 	ossieCfg ossie.Config
 	mf       *metricflow.Client // nil when MetricFlow is disabled
 
-	mu     sync.Mutex // protects health
+	mu     sync.Mutex // protects health and check
 	health providerHealth
+	check  chan struct{} // closed when the health check under way ends; nil when none runs
 }
 
-// providerHealth is the last MetricFlow probe, shared by every route: the
-// provider does not depend on the caller.
+// providerHealth is the last MetricFlow health check, shared by every
+// route: the provider does not depend on the caller.
 type providerHealth struct {
 	outcome string
 	until   time.Time
@@ -81,23 +82,46 @@ const (
 	healthShare = 10 * time.Second
 )
 
-// probeMetricFlow asks the provider for its models. A provider that
-// answers in protocol, even with a refusal, is available; one that does
-// not is reported with the reason code of its failure.
+// probeMetricFlow reports the provider's health: it asks the provider
+// for its models. A provider that answers in protocol, even with a
+// refusal, is available; one that does not is reported with the reason
+// code of its failure. The check runs within METRICFLOW_TIMEOUT_SECONDS,
+// not the probe's own timeout: a provider that is slow to start (a Python
+// process loading a project) is reported as pending while the check goes
+// on, and its outcome serves the next discovery.
 func (r *Runtime) probeMetricFlow(ctx context.Context) (string, time.Duration) {
 	s := r.semantic
 	if s.mf == nil {
 		return ProbeNotConfigured, 0
 	}
-	now := r.now()
 	s.mu.Lock()
-	if h := s.health; h.outcome != "" && now.Before(h.until) {
+	if h := s.health; h.outcome != "" && r.now().Before(h.until) {
 		s.mu.Unlock()
 		return h.outcome, retryOf(h.outcome)
 	}
+	done := s.check
+	if done == nil {
+		done = make(chan struct{})
+		s.check = done
+		go r.checkMetricFlow(done)
+	}
 	s.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ProbeUnknown, failedRetry
+	}
+	s.mu.Lock()
+	h := s.health
+	s.mu.Unlock()
+	return h.outcome, retryOf(h.outcome)
+}
+
+// checkMetricFlow runs one health check and publishes its outcome.
+func (r *Runtime) checkMetricFlow(done chan struct{}) {
+	s := r.semantic
 	outcome := ProbeOK
-	_, err := s.mf.Do(ctx, "list_models", map[string]any{})
+	_, err := s.mf.Do(context.Background(), "list_models", map[string]any{})
 	var me *metricflow.Error
 	switch {
 	case err == nil, errors.As(err, &me) && me.FromProvider:
@@ -106,13 +130,13 @@ func (r *Runtime) probeMetricFlow(ctx context.Context) (string, time.Duration) {
 	default:
 		outcome = metricflow.ReasonFailed
 	}
-	s.mu.Lock()
-	s.health = providerHealth{outcome: outcome, until: r.now().Add(healthShare)}
-	s.mu.Unlock()
 	if outcome != ProbeOK {
 		r.log.Warn("the MetricFlow provider failed its health check", "reason", outcome)
 	}
-	return outcome, retryOf(outcome)
+	s.mu.Lock()
+	s.health, s.check = providerHealth{outcome: outcome, until: r.now().Add(healthShare)}, nil
+	s.mu.Unlock()
+	close(done)
 }
 
 func retryOf(outcome string) time.Duration {

@@ -66,10 +66,10 @@ func cents(t testing.TB, v any) int64 {
 
 // demoOrder is one order as MariaDB has it, with its customer's country.
 type demoOrder struct {
-	customer              int
+	customer               int
 	country, status, chan_ string
-	date                  string
-	amount                int64
+	date                   string
+	amount                 int64
 }
 
 func demoOrders(t testing.TB, e *env) []demoOrder {
@@ -134,7 +134,9 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 		}
 	}
 	var models struct {
-		Items []struct{ ModelRef string `json:"model_ref"` } `json:"items"`
+		Items []struct {
+			ModelRef string `json:"model_ref"`
+		} `json:"items"`
 	}
 	e.ok("doris_semantic", "list_metricflow_models", map[string]any{}).decode(t, &models)
 	if len(models.Items) != 1 || models.Items[0].ModelRef != "demo/orders" {

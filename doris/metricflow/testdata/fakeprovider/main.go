@@ -51,6 +51,11 @@ func main() {
 		b, _ := json.Marshal(v)
 		os.Stdout.Write(b)
 	}
+	if mode == "slow" {
+		// A provider slow to start, then well-behaved.
+		time.Sleep(2 * time.Second)
+		mode = "demo"
+	}
 	switch mode {
 	case "demo":
 		data, reason := demo(req.Operation, req.Arguments)
