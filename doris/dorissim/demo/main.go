@@ -99,10 +99,11 @@ Press Ctrl-C to stop.
 const (
 	demoOssieModels   = "testdata/semantic/ossie/models"
 	demoOssieBindings = "testdata/semantic/ossie/bindings.json"
-	// demoDBTManifest is the dbt semantic manifest the built-in MetricFlow
-	// provider compiles for the demo. It is shipped with that provider; until
-	// it exists the demo prints no MetricFlow settings.
-	demoDBTManifest = "testdata/semantic/metricflow/semantic_manifest.json"
+	// demoDBTManifest is the dbt semantic manifest over the demo schema that
+	// the built-in MetricFlow provider (doris-mcp-server metricflow-provider)
+	// ships with. Until it is in the tree the demo prints no MetricFlow
+	// settings.
+	demoDBTManifest = "doris/semanticprovider/testdata/demo_semantic_manifest.json"
 )
 
 // semanticEnv is the environment that turns on the semantic layer over the
