@@ -273,8 +273,8 @@ func TestOssieMappingMatchesLiveSchema(t *testing.T) {
 
 // TestOssieBrokenBindings: readiness is judged against what Doris holds: a
 // missing table, a missing column, a datatype that does not fit, a view
-// bound as a table, and a table of another database the account cannot
-// see each get their own status.
+// bound as a table, a table of another database the account cannot see,
+// and a view whose table was dropped each get their own status.
 func TestOssieBrokenBindings(t *testing.T) {
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "models"), 0o755)
@@ -290,15 +290,27 @@ func TestOssieBrokenBindings(t *testing.T) {
 		ds("mistyped", field("status", "Integer")) + `,` +
 		ds("daily", field("sales_date", "Date")) + `,` +
 		ds("salaries", field("employee_id", "Integer")) + `,` +
-		ds("fine", field("customer_id", "Integer")+`,`+field("country", "String")) + `]}]}`
+		ds("fine", field("customer_id", "Integer")+`,`+field("country", "String")) + `,` +
+		ds("stale_view", field("a", "Integer")) + `]}]}`
 	bind := func(name, db, obj string) string {
 		return `"` + name + `":{"catalog":"internal","database":"` + db + `","object":"` + obj + `","kind":"table"}`
 	}
 	manifest := `{"api_version":"doris-mcp.apache.org/ossie-binding/v1alpha1","model_sources":{"test/broken":{"model_file":"broken.json","datasets":{` +
 		bind("gone", "demo", "no_such_table") + `,` + bind("short", "demo", "orders") + `,` + bind("mistyped", "demo", "orders") + `,` +
-		bind("daily", "demo", "v_daily_sales") + `,` + bind("salaries", "secret", "salaries") + `,` + bind("fine", "demo", "customers") + `}}}}`
+		bind("daily", "demo", "v_daily_sales") + `,` + bind("salaries", "secret", "salaries") + `,` + bind("fine", "demo", "customers") + `,` +
+		strings.Replace(bind("stale_view", "semantic_fixture", "v"), `"table"`, `"view"`, 1) + `}}}}`
 	os.WriteFile(filepath.Join(dir, "models", "broken.json"), []byte(model), 0o644)
 	os.WriteFile(filepath.Join(dir, "bindings.json"), []byte(manifest), 0o644)
+	// A view whose table was dropped: listed, but not readable.
+	in := mariadb.SharedFor(t)
+	if err := in.Exec(context.Background(), "CREATE DATABASE IF NOT EXISTS semantic_fixture", "CREATE TABLE semantic_fixture.t (a INT)",
+		"CREATE VIEW semantic_fixture.v AS SELECT a FROM semantic_fixture.t", "GRANT SELECT ON semantic_fixture.* TO '"+mariadb.ReaderUser+"'@'%'",
+		"DROP TABLE semantic_fixture.t"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Exec(context.Background(), "REVOKE SELECT ON semantic_fixture.* FROM '"+mariadb.ReaderUser+"'@'%'", "DROP DATABASE IF EXISTS semantic_fixture")
+	})
 	e := newEnv(t, envOpts{config: withOssie(t, dir)})
 	var st struct {
 		Ready    bool `json:"ready"`
@@ -315,6 +327,7 @@ func TestOssieBrokenBindings(t *testing.T) {
 		"gone": {"not_visible", "SEMANTIC_OBJECT_NOT_VISIBLE"}, "short": {"columns_missing", "SEMANTIC_COLUMNS_MISSING"},
 		"mistyped": {"type_conflict", "SEMANTIC_TYPE_CONFLICT"}, "daily": {"kind_mismatch", "SEMANTIC_OBJECT_KIND_MISMATCH"},
 		"salaries": {"not_visible", "SEMANTIC_OBJECT_NOT_VISIBLE"}, "fine": {"ready", ""},
+		"stale_view": {"unreadable", "SEMANTIC_OBJECT_UNREADABLE"},
 	}
 	if st.Ready || len(st.Bindings) != len(want) {
 		t.Fatalf("mapping %+v", st)

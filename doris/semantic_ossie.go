@@ -227,7 +227,7 @@ func (r *Runtime) getSemanticMappingStatus(ctx context.Context, c *Call) (*Resul
 			ready = false
 			item["reason_code"] = bindingReasons[st.status]
 		}
-		if st.visible() || st.status == bindingNoSelect {
+		if st.visible() || st.status == bindingNoSelect || st.status == bindingUnreadable {
 			// Doris lists the object to this caller: naming it discloses nothing.
 			item["object"] = d.Binding.Catalog + "." + d.Binding.Database + "." + d.Binding.Object
 			item["observed_kind"] = st.kind

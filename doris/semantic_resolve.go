@@ -21,6 +21,7 @@ const (
 	bindingReady          = "ready"
 	bindingNotVisible     = "not_visible"       // absent from information_schema for this caller
 	bindingNoSelect       = "permission_denied" // listed, but SELECT is refused
+	bindingUnreadable     = "unreadable"        // listed, but SELECT fails otherwise (a broken view)
 	bindingKindMismatch   = "kind_mismatch"     // a view bound as a table, or the reverse
 	bindingColumnsMissing = "columns_missing"   // a field's column is not in the object
 	bindingTypeConflict   = "type_conflict"     // a field's datatype does not fit its column
@@ -29,6 +30,7 @@ const (
 var bindingReasons = map[string]string{
 	bindingNotVisible:     "SEMANTIC_OBJECT_NOT_VISIBLE",
 	bindingNoSelect:       "SEMANTIC_PERMISSION_DENIED",
+	bindingUnreadable:     "SEMANTIC_OBJECT_UNREADABLE",
 	bindingKindMismatch:   "SEMANTIC_OBJECT_KIND_MISMATCH",
 	bindingColumnsMissing: "SEMANTIC_COLUMNS_MISSING",
 	bindingTypeConflict:   "SEMANTIC_TYPE_CONFLICT",
@@ -40,6 +42,7 @@ type objectState struct {
 	kind       string            // table, view or materialized_view
 	columns    map[string]string // column name -> lower-case DATA_TYPE
 	selectable bool
+	unreadable bool // SELECT failed for a reason other than privileges
 }
 
 // datasetState is one dataset of a model as this caller sees it.
@@ -54,7 +57,7 @@ type datasetState struct {
 // visible reports whether the caller may use the dataset: its object is
 // listed and selectable. A binding that is visible may still not be ready.
 func (s *datasetState) visible() bool {
-	return s.status != bindingNotVisible && s.status != bindingNoSelect
+	return s.status != bindingNotVisible && s.status != bindingNoSelect && s.status != bindingUnreadable
 }
 
 // fieldVisible reports whether a field of a visible dataset can be shown:
@@ -194,7 +197,7 @@ func (r *Runtime) listObjects(ctx context.Context, rt *route, catalog, db string
 	if err != nil {
 		return err
 	}
-	t, err := r.text(ctx, rt, q, len(names), semanticPrefix)
+	t, err := r.text(ctx, rt, q, 2*len(names)+8, semanticPrefix)
 	if err != nil {
 		return metadataError(err)
 	}
@@ -248,6 +251,11 @@ func (r *Runtime) checkSelect(ctx context.Context, rt *route, objects map[ossie.
 				case err == nil:
 					j.st.selectable = true
 				case errors.As(err, &de) && (de.Reason == "SEMANTIC_PERMISSION_DENIED" || de.Reason == "SEMANTIC_OBJECT_NOT_FOUND"):
+				case errors.As(err, &de) && !de.Retryable:
+					// Doris answered, but the object cannot be read (a view
+					// over a dropped table): this binding's problem, not
+					// the call's.
+					j.st.unreadable = true
 				default:
 					mu.Lock()
 					if firstErr == nil {
@@ -295,6 +303,9 @@ func datasetOf(d *ossie.Dataset, o *objectState) *datasetState {
 	switch {
 	case !o.listed:
 		s.status = bindingNotVisible
+		return s
+	case o.unreadable:
+		s.status, s.kind = bindingUnreadable, o.kind
 		return s
 	case !o.selectable:
 		s.status, s.kind = bindingNoSelect, o.kind

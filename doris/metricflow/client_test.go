@@ -284,3 +284,20 @@ func alive(pid int) bool {
 	state := s[i+2]
 	return state != 'Z' && state != 'X'
 }
+
+// BenchmarkRoundTrip measures one request to a provider process: start,
+// request, answer, exit and cleanup.
+func BenchmarkRoundTrip(b *testing.B) {
+	cmd, _ := json.Marshal([]string{fakeProvider, "demo"})
+	cfg := metricflow.DefaultConfig()
+	cfg.Enabled, cfg.CommandJSON = true, string(cmd)
+	c, err := metricflow.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.Do(context.Background(), "list_models", map[string]any{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -331,3 +331,22 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatalf("the defaults are invalid: %v", errs)
 	}
 }
+
+// BenchmarkLoadDemo measures a startup load of the demo model and its
+// bindings, schema compilation included.
+func BenchmarkLoadDemo(b *testing.B) {
+	cfg := ossie.DefaultConfig()
+	cfg.Enabled = true
+	var err error
+	if cfg.ModelDirectory, err = filepath.Abs(filepath.Join(demoDir, "models")); err != nil {
+		b.Fatal(err)
+	}
+	if cfg.BindingManifest, err = filepath.Abs(filepath.Join(demoDir, "bindings.json")); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := ossie.Load(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
