@@ -227,6 +227,26 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
+
+	o := &d.Ossie
+	l.bool("OSSIE_ENABLED", &o.Enabled)
+	l.str("OSSIE_MODEL_DIRECTORY", &o.ModelDirectory)
+	l.str("OSSIE_BINDING_MANIFEST", &o.BindingManifest)
+	l.int("OSSIE_MAX_FILE_BYTES", &o.MaxFileBytes)
+	l.int("OSSIE_MAX_TOTAL_BYTES", &o.MaxTotalBytes)
+	l.int("OSSIE_MAX_MODELS", &o.MaxModels)
+	l.int("OSSIE_MAX_DEPTH", &o.MaxDepth)
+	l.int("OSSIE_MAX_ALIASES", &o.MaxAliases)
+	l.int("OSSIE_MAX_STRING_BYTES", &o.MaxStringBytes)
+	l.int("OSSIE_MAX_EXPRESSION_BYTES", &o.MaxExpressionBytes)
+	l.int("OSSIE_CONTEXT_MAX_BYTES", &o.ContextMaxBytes)
+	l.int("OSSIE_CONTEXT_HARD_MAX_BYTES", &o.ContextHardMaxBytes)
+	mf := &d.MetricFlow
+	l.bool("METRICFLOW_ENABLED", &mf.Enabled)
+	l.str("METRICFLOW_PROVIDER_COMMAND_JSON", &mf.CommandJSON)
+	l.str("METRICFLOW_PROJECT_DIRECTORY", &mf.ProjectDirectory)
+	l.seconds("METRICFLOW_TIMEOUT_SECONDS", &mf.Timeout)
+	l.int("METRICFLOW_MAX_OUTPUT_BYTES", &mf.MaxOutputBytes)
 	return l.errs
 }
 
@@ -314,7 +334,8 @@ func (f *flagSet) apply(c *Config) []error {
 }
 
 // Validate returns every problem of c at once (errors.Join), naming the
-// variable of each. It is pure and fast.
+// variable of each. It is fast; it reads only the files the configuration
+// names (doris.Config.CheckFiles).
 func (c *Config) Validate() error {
 	var errs []error
 	fail := func(field, format string, args ...any) {
@@ -376,6 +397,10 @@ func (c *Config) Validate() error {
 		fail("MCP_ADMIN_REQUIRE_CONFIRMATION", "confirmation for administrative operations cannot be disabled")
 	}
 	errs = append(errs, c.Doris.Validate()...)
+	// The files the configuration names (the Ossie models, the MetricFlow
+	// executable) are read too: a model that does not load is a
+	// configuration problem like any other, reported with the rest.
+	errs = append(errs, c.Doris.CheckFiles()...)
 	return errors.Join(errs...)
 }
 

@@ -215,6 +215,9 @@ func probeFailure(probes []string, snap *doris.Snapshot) string {
 		case "", doris.ProbeUnknown:
 			return "CAPABILITY_PROBE_PENDING"
 		default:
+			if r := doris.ProbeReason(snap.Probes[p]); r != "" {
+				return r
+			}
 			return "CAPABILITY_PROBE_FAILED"
 		}
 	}
@@ -246,15 +249,15 @@ func providerHint(p string) string {
 	case ProviderADBC:
 		return "no Arrow Flight SQL client in this build"
 	case ProviderOssie:
-		return "no Apache Ossie model registry in this build"
+		return "set OSSIE_ENABLED"
 	case ProviderMetricFlow:
-		return "no MetricFlow sidecar in this build"
+		return "set METRICFLOW_ENABLED"
 	}
 	return fmt.Sprintf("needs the %s provider", p)
 }
 
 // notBuilt are providers this build has no client for.
-var notBuilt = map[string]bool{ProviderADBC: true, ProviderOssie: true, ProviderMetricFlow: true}
+var notBuilt = map[string]bool{ProviderADBC: true}
 
 // statusWord is the availability prefix's first word.
 func statusWord(a Availability) string {

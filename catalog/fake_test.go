@@ -18,6 +18,7 @@ import (
 // a few handlers that count their calls.
 type fakeRuntime struct {
 	snap     doris.Snapshot
+	probe    map[string]string // probe outcomes other than OK
 	handlers map[string]doris.Handler
 	calls    atomic.Int64
 }
@@ -78,6 +79,9 @@ func (f *fakeRuntime) Snapshot(ctx context.Context, id auth.Identity, probes []s
 		s.Probes = map[string]string{}
 		for _, p := range probes {
 			s.Probes[p] = doris.ProbeOK
+			if o, ok := f.probe[p]; ok {
+				s.Probes[p] = o
+			}
 		}
 	}
 	return &s

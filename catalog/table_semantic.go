@@ -14,10 +14,8 @@ var semanticDomain = Domain{
 		{
 			Name:  "list_semantic_models",
 			Title: "List semantic models",
-			Description: "Lists the Apache Ossie semantic models the caller may use, with model_ref, " +
-				"name, namespace, tags and description. Filter by namespace, tag or a name glob. Needs " +
-				"the Ossie provider to be enabled; models are local files validated by the server, not " +
-				"Doris objects.",
+			Description: "Lists the Apache Ossie semantic models you may use (model_ref, name, namespace, tags, " +
+				"visible datasets). Filter by namespace, tag or name glob.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"namespace":{"type":"string","minLength":1,"maxLength":192},
 				"tag":{"type":"string","minLength":1,"maxLength":192},
@@ -39,13 +37,11 @@ var semanticDomain = Domain{
 		{
 			Name:  "get_semantic_model_summary",
 			Title: "Get semantic model summary",
-			Description: "Summarizes one Apache Ossie model given its exact model_ref: datasets, " +
-				"metrics, dimensions and relationships and, with include_bindings, the Doris objects " +
-				"they are bound to. Use it to see what a model offers before asking for grounding " +
-				"context.",
+			Description: "Summarizes one Ossie model by exact model_ref: the datasets, fields, metrics and joins " +
+				"you can see; include_bindings adds their Doris tables.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
-				"include_bindings":{"type":"boolean","default":false}},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
+				"include_bindings":{"type":"boolean"}},
 				"required":["model_ref"]}`,
 			Family: Detail,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
@@ -66,17 +62,15 @@ var semanticDomain = Domain{
 		{
 			Name:  "get_semantic_context",
 			Title: "Get semantic context",
-			Description: "Returns grounding context from one Apache Ossie model for a question or for " +
-				"named metrics, dimensions or datasets, filtered to what the caller may see and capped " +
-				"at max_bytes. No SQL is compiled or run; use the context to write or check a query " +
-				"yourself.",
+			Description: "Grounding from one Ossie model for a question or named metrics, dimensions or datasets: " +
+				"definitions, joins and Doris tables you can see. Runs no SQL.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"request":{"type":"object","additionalProperties":false,"properties":{
 					"question":{"type":"string","minLength":1,"maxLength":4096},
-					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
-					"dimensions":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
-					"datasets":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
+					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
+					"dimensions":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
+					"datasets":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
 					"max_bytes":{"type":"integer","minimum":1024,"maximum":65536,"default":16384}},
 					"anyOf":[{"required":["question"]},{"required":["metrics"]},{"required":["dimensions"]},{"required":["datasets"]}]}},
 				"required":["model_ref","request"]}`,
@@ -96,12 +90,10 @@ var semanticDomain = Domain{
 		{
 			Name:  "get_semantic_mapping_status",
 			Title: "Get semantic mapping status",
-			Description: "Checks whether the Doris bindings of one Apache Ossie model are ready: each " +
-				"bound dataset's catalog, database and table exist and are visible to the caller. " +
-				"Optionally limited to one datasource. Problems are reported per binding; nothing is " +
-				"created or changed.",
+			Description: "Checks each Doris binding of one Ossie model against live metadata: visible, SELECT " +
+				"allowed, columns present, types fitting. Optionally one dataset.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"datasource":{"type":"string","minLength":1,"maxLength":128}},
 				"required":["model_ref"]}`,
 			Family: Detail,
@@ -110,8 +102,8 @@ var semanticDomain = Domain{
 				"ready":{"type":"boolean"},
 				"bindings":{"type":"array","items":{"type":"object","additionalProperties":true,"properties":{
 					"dataset":{"type":"string"},
-					"datasource":{"type":["string","null"]},
-					"object":{"type":["string","null"]},
+					"object":{"type":["string","null"],"description":"catalog.database.table, when visible to you"},
+					"kind":{"type":"string"},
 					"status":{"type":"string","description":"ready, or why the binding is not usable"},
 					"reason_code":{"type":["string","null"]}},
 					"required":["dataset","status"]}}},
@@ -124,9 +116,8 @@ var semanticDomain = Domain{
 		{
 			Name:  "list_metricflow_models",
 			Title: "List MetricFlow models",
-			Description: "Lists the MetricFlow model refs offered by the configured MetricFlow sidecar. " +
-				"Takes no arguments and needs the MetricFlow provider to be enabled. Pass a returned " +
-				"model_ref to the other MetricFlow children.",
+			Description: "Lists the model refs the configured MetricFlow provider offers. Takes no arguments; pass " +
+				"a model_ref to the other MetricFlow children.",
 			Input:  `{"type":"object","additionalProperties":false,"properties":{}}`,
 			Family: Collection,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
@@ -137,16 +128,16 @@ var semanticDomain = Domain{
 			Feature:  "semantic.list_metricflow_models",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "get_metricflow_status",
 			Title: "Get MetricFlow status",
-			Description: "Checks one MetricFlow model_ref end to end: whether the sidecar answers, the " +
-				"model validates and the Doris dialect is set. Use it before compiling queries or when " +
-				"another MetricFlow call fails.",
+			Description: "Checks one MetricFlow model_ref: the provider answers, the model is valid, it compiles " +
+				"for Doris. Use it when another MetricFlow call fails.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"}},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"}},
 				"required":["model_ref"]}`,
 			Family: Detail,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
@@ -160,18 +151,18 @@ var semanticDomain = Domain{
 			Feature:  "semantic.get_metricflow_status",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "list_metricflow_metrics",
 			Title: "List MetricFlow metrics",
-			Description: "Lists the metrics of one MetricFlow model with type, label and description " +
-				"and, with include_dimensions, the dimensions each can be grouped by. search filters by " +
-				"substring; at most limit items (1 to 1000).",
+			Description: "Lists one MetricFlow model's metrics (type, label, description) and, with " +
+				"include_dimensions, their dimensions. search filters by substring.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"search":{"type":"string","minLength":1,"maxLength":192},
-				"include_dimensions":{"type":"boolean","default":false},
+				"include_dimensions":{"type":"boolean"},
 				"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100}},
 				"required":["model_ref"]}`,
 			Family: Collection,
@@ -185,17 +176,17 @@ var semanticDomain = Domain{
 			Feature:  "semantic.list_metricflow_metrics",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "get_metricflow_group_bys",
 			Title: "Get MetricFlow group-bys",
-			Description: "Lists the dimensions, time dimensions and entities that can group all of the " +
-				"given metrics (1 to 64) in one MetricFlow model, i.e. the valid group_by values for " +
-				"compile_metricflow_query and execute_metricflow_query.",
+			Description: "Lists the dimensions, time dimensions and entities that can group all the given metrics: " +
+				"the valid group_by values of a MetricFlow query.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
-				"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}}},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
+				"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}}},
 				"required":["model_ref","metrics"]}`,
 			Family: Collection,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
@@ -207,16 +198,16 @@ var semanticDomain = Domain{
 			Feature:  "semantic.get_metricflow_group_bys",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "list_metricflow_saved_queries",
 			Title: "List MetricFlow saved queries",
-			Description: "Lists the saved queries of one MetricFlow model with name, description, " +
-				"metrics and group-bys. Metadata only; pass a name as saved_query to compile or execute " +
-				"it. search filters by substring; at most limit items (1 to 1000).",
+			Description: "Lists one MetricFlow model's saved queries (name, description, metrics, group-bys). " +
+				"Metadata only; compile or execute one by saved_query.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"search":{"type":"string","minLength":1,"maxLength":192},
 				"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100}},
 				"required":["model_ref"]}`,
@@ -230,20 +221,20 @@ var semanticDomain = Domain{
 			Feature:  "semantic.list_metricflow_saved_queries",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "get_metricflow_dimension_values",
 			Title: "Get MetricFlow dimension values",
-			Description: "Returns the distinct values of one dimension for the given metrics, " +
-				"optionally within start_time and end_time. MetricFlow compiles the query; Doris runs it " +
-				"through the read-only guard with limit (up to 10000) and timeout_ms caps.",
+			Description: "Returns the distinct values of one dimension for the given metrics, optionally within " +
+				"start_time and end_time; compiled by MetricFlow, run read-only.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
-				"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
-				"dimension":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"},
-				"start_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$","description":"ISO 8601 date or timestamp"},
-				"end_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$","description":"ISO 8601 date or timestamp"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
+				"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
+				"dimension":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"},
+				"start_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
+				"end_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
 				"limit":{"type":"integer","minimum":1,"maximum":10000,"default":100},
 				"timeout_ms":{"type":"integer","minimum":1,"maximum":300000,"default":30000}},
 				"required":["model_ref","metrics","dimension"]}`,
@@ -251,23 +242,23 @@ var semanticDomain = Domain{
 			Feature:  "semantic.get_metricflow_dimension_values",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "compile_metricflow_query",
 			Title: "Compile a MetricFlow query",
-			Description: "Compiles a MetricFlow request (metrics or one saved query, group-bys, where " +
-				"filters, time range, order and limit) into Doris SQL without running it. Use it to " +
-				"review or explain the SQL; execute_metricflow_query runs the same request.",
+			Description: "Compiles a MetricFlow request (metrics or a saved query, group_by, where, time range, " +
+				"order_by, limit) to Doris SQL without running it.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"request":{"type":"object","additionalProperties":false,"properties":{
-					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
-					"saved_query":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"},
+					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
+					"saved_query":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"},
 					"group_by":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":256}},
 					"where":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":2048}},
-					"start_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$"},
-					"end_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$"},
+					"start_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
+					"end_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
 					"order_by":{"type":"array","minItems":1,"maxItems":64,"items":{"type":"string","minLength":1,"maxLength":257},"description":"Prefix a name with - for descending"},
 					"limit":{"type":"integer","minimum":1,"maximum":100000}},
 					"oneOf":[{"required":["metrics"]},{"required":["saved_query"]}]}},
@@ -281,23 +272,23 @@ var semanticDomain = Domain{
 			Feature:  "semantic.compile_metricflow_query",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 		{
 			Name:  "execute_metricflow_query",
 			Title: "Execute a MetricFlow query",
-			Description: "Compiles a MetricFlow request to Doris SQL and runs it through the read-only " +
-				"query guard, returning bounded columns and rows. max_rows and timeout_ms cap the run as " +
-				"in execute_query; use compile_metricflow_query to see the SQL first.",
+			Description: "Compiles a MetricFlow request to Doris SQL and runs it as execute_query does: read-only " +
+				"guard, max_rows, timeout_ms, byte caps. Returns rows and SQL.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
-				"model_ref":{"type":"string","minLength":1,"maxLength":192,"pattern":"^[A-Za-z0-9_.:/@-]+(?:\\+[A-Za-z0-9_.-]+)*$"},
+				"model_ref":{"type":"string","maxLength":192,"pattern":"^[\\w.:/@-]+(\\+[\\w.-]+)*$"},
 				"request":{"type":"object","additionalProperties":false,"properties":{
-					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"}},
-					"saved_query":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.:-]{0,191}$"},
+					"metrics":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"}},
+					"saved_query":{"type":"string","pattern":"^[A-Za-z_][\\w.:-]{0,191}$"},
 					"group_by":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":256}},
 					"where":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":2048}},
-					"start_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$"},
-					"end_time":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$"},
+					"start_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
+					"end_time":{"type":"string","maxLength":64,"pattern":"^\\d{4}-\\d\\d-\\d\\d([T ][\\d:.]+(Z|[+-]\\d\\d:?\\d\\d)?)?$"},
 					"order_by":{"type":"array","minItems":1,"maxItems":64,"items":{"type":"string","minLength":1,"maxLength":257},"description":"Prefix a name with - for descending"},
 					"limit":{"type":"integer","minimum":1,"maximum":100000}},
 					"oneOf":[{"required":["metrics"]},{"required":["saved_query"]}]},
@@ -308,6 +299,7 @@ var semanticDomain = Domain{
 			Feature:  "semantic.execute_metricflow_query",
 			Scope:    ScopeMasterFE,
 			Variants: []Variant{{Name: "metricflow_sidecar", Ranges: []string{"2.0.0-"}}},
+			Probes:   []string{"semantic.metricflow"},
 			Provider: ProviderMetricFlow,
 		},
 	},

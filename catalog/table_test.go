@@ -74,6 +74,7 @@ var allowedProbes = map[string]bool{
 	"governance.lineage_plugin": true, "governance.role_mappings": true,
 	"governance.lineage_store": true,
 	"lakehouse.show_catalogs":  true,
+	"semantic.metricflow":      true,
 }
 
 const (

@@ -41,11 +41,12 @@ type generation struct {
 	// while epoch (bumped by every probe outcome written) is unchanged:
 	// concurrent calls share one immutable snapshot instead of each
 	// copying the probe outcomes and hashing the generation again.
-	views map[string]view
+	views map[string]snapView
 	epoch uint64
 }
 
-type view struct {
+// snapView is a composed snapshot and the epoch it was composed at.
+type snapView struct {
 	snap  *Snapshot
 	epoch uint64
 }
@@ -130,9 +131,9 @@ func (c *capabilities) snapshot(ctx context.Context, rt *route, probes []string)
 	s.gen, s.genKey = s.generation(probes), key
 	if !snap.Stale {
 		if g.views == nil || len(g.views) > 64 {
-			g.views = map[string]view{}
+			g.views = map[string]snapView{}
 		}
-		g.views[key] = view{snap: &s, epoch: g.epoch}
+		g.views[key] = snapView{snap: &s, epoch: g.epoch}
 	}
 	return &s
 }
@@ -330,8 +331,10 @@ func nodes(t *textRows, role string) []Node {
 // providers reports which optional providers the configuration enables.
 func (r *Runtime) providers() map[string]bool {
 	return map[string]bool{
-		"fe_http": r.http.feBase != "",
-		"be_http": len(r.http.beBases) > 0,
+		"fe_http":    r.http.feBase != "",
+		"be_http":    len(r.http.beBases) > 0,
+		"ossie":      r.semantic.ossie != nil,
+		"metricflow": r.semantic.mf != nil,
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/metricflow"
+	"github.com/doris-mcp/doris-mcp-server/doris/ossie"
 )
 
 // Config is the Doris side of the server: where Doris is, who the global
@@ -43,6 +46,9 @@ type Config struct {
 	CapabilityTTL time.Duration // CAPABILITY_SNAPSHOT_TTL_SECONDS
 	ProbeTimeout  time.Duration // CAPABILITY_PROBE_TIMEOUT_SECONDS
 	StaleGrace    time.Duration // CAPABILITY_STALE_GRACE_SECONDS
+
+	Ossie      ossie.Config      // OSSIE_*: semantic models for doris_semantic
+	MetricFlow metricflow.Config // METRICFLOW_*: the MetricFlow provider of doris_semantic
 }
 
 // Absolute ceilings no configuration may exceed.
@@ -81,6 +87,8 @@ func DefaultConfig() Config {
 		CapabilityTTL:          300 * time.Second,
 		ProbeTimeout:           5 * time.Second,
 		StaleGrace:             900 * time.Second,
+		Ossie:                  ossie.DefaultConfig(),
+		MetricFlow:             metricflow.DefaultConfig(),
 	}
 }
 
@@ -164,7 +172,34 @@ func (c *Config) Validate() []error {
 	if c.StaleGrace < 0 || c.StaleGrace > 86400*time.Second {
 		fail("CAPABILITY_STALE_GRACE_SECONDS", "%s is outside 0..86400 seconds", c.StaleGrace)
 	}
+	errs = append(errs, c.Ossie.Validate()...)
+	errs = append(errs, c.MetricFlow.Validate()...)
 	return errs
+}
+
+// CheckFiles reads what the configuration names on disk and returns every
+// problem, each with its variable and reason code: the Ossie model
+// directory, binding manifest and model files (loaded in full), and the
+// MetricFlow executable and project directory. Validate stays pure; a
+// server must not start when CheckFiles fails, and -check-config reports
+// it.
+func (c *Config) CheckFiles() []error {
+	var errs []error
+	if c.Ossie.Enabled && len(c.Ossie.Validate()) == 0 {
+		if _, err := ossie.Load(c.Ossie); err != nil {
+			errs = append(errs, ossieProblem(err))
+		}
+	}
+	return append(errs, c.MetricFlow.CheckFiles()...)
+}
+
+// ossieProblem names the variable an Ossie load failure is about.
+func ossieProblem(err error) error {
+	field := "OSSIE_MODEL_DIRECTORY"
+	if oe, ok := err.(*ossie.Error); ok && strings.HasPrefix(oe.Reason, "OSSIE_BINDING") {
+		field = "OSSIE_BINDING_MANIFEST"
+	}
+	return fmt.Errorf("%s: %w", field, err)
 }
 
 func validPort(p string) bool {

@@ -52,7 +52,8 @@ type Result struct {
 // JSONAppender is result data that renders its own JSON (query rows are
 // rendered as they stream in): the catalog appends it to the envelope
 // instead of encoding it again. AppendJSON must append exactly one valid
-// JSON value.
+// JSON value. Beware of embedding an appender in another struct: the
+// method is promoted, and the outer struct's other fields are not written.
 type JSONAppender interface {
 	AppendJSON(dst []byte) []byte
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -71,6 +72,22 @@ var probeFuncs = map[string]func(r *Runtime, ctx context.Context, rt *route) err
 
 var errNotConfigured = errors.New("doris: provider not configured")
 
+// probeProvider are the probes of providers that are not Doris (the
+// MetricFlow sidecar). Their outcome is ProbeOK, ProbeNotConfigured, or a
+// reason code of their own that ProbeReason passes on.
+var probeProvider = map[string]func(r *Runtime, ctx context.Context) (string, time.Duration){
+	"semantic.metricflow": (*Runtime).probeMetricFlow,
+}
+
+// ProbeReason returns the availability reason of a probe outcome that is
+// itself a reason code (a failing MetricFlow provider), or "".
+func ProbeReason(outcome string) string {
+	if strings.HasPrefix(outcome, "METRICFLOW_") {
+		return outcome
+	}
+	return ""
+}
+
 // probeNotBuilt are probes of children whose provider this build does not
 // include (a lineage store) or whose evidence it does not read yet: their
 // outcome is NOT_CONFIGURED, never a guess.
@@ -86,6 +103,9 @@ var probeNotBuilt = map[string]bool{
 func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome string, retry time.Duration) {
 	if probeNotBuilt[id] {
 		return ProbeNotConfigured, 0
+	}
+	if f, ok := probeProvider[id]; ok {
+		return f(r, ctx)
 	}
 	var err error
 	if f, ok := probeHTTP[id]; ok {

@@ -22,6 +22,9 @@ type queryData struct {
 	Rows      []json.RawMessage `json:"rows"`
 	RowCount  int               `json:"row_count"`
 	Truncated bool              `json:"truncated"`
+	// SQL is the statement that produced the rows when the caller did not
+	// write it (a compiled metric query); "" otherwise.
+	SQL string `json:"sql,omitempty"`
 }
 
 // AppendJSON writes {"columns":[...],"rows":[...],"row_count":n,"truncated":b}
@@ -49,6 +52,10 @@ func (q *queryData) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(q.RowCount), 10)
 	b = append(b, `,"truncated":`...)
 	b = strconv.AppendBool(b, q.Truncated)
+	if q.SQL != "" {
+		b = append(b, `,"sql":`...)
+		b = appendString(b, q.SQL)
+	}
 	return append(b, '}')
 }
 

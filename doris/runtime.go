@@ -44,6 +44,7 @@ type Runtime struct {
 	caps     *capabilities
 	sem      chan struct{} // MAX_CONCURRENT_QUERIES slots
 	handlers map[string]Handler
+	semantic *semanticProviders // Ossie registry and MetricFlow client, when enabled
 
 	mu     sync.Mutex // protects routes
 	routes map[string]*route
@@ -92,6 +93,9 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		routes:  map[string]*route{},
 	}
 	r.caps = newCapabilities(r)
+	if r.semantic, err = openSemantic(&cfg); err != nil {
+		return nil, err
+	}
 	r.handlers = r.handlerTable()
 	if _, err := r.route(auth.Anonymous()); err != nil {
 		return nil, err

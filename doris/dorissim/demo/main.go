@@ -1,20 +1,25 @@
 // Command demo starts a complete fake Doris for people and for the MCP
 // server: a throwaway MariaDB with the demo schema plus the Doris simulator
-// on the usual ports. It prints the environment the MCP server needs and
-// runs until Ctrl-C.
+// on the usual ports. It prints the environment the MCP server needs,
+// including the demo Apache Ossie model of testdata/semantic (and, given
+// -server, the built-in MetricFlow provider), and runs until Ctrl-C.
 //
-//	go run ./doris/dorissim/demo [-profile 4.0] [-deployment cloud]
+//	go run ./doris/dorissim/demo [-profile 4.0] [-deployment cloud] [-server ./doris-mcp-server]
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
@@ -27,19 +32,20 @@ func main() {
 	profile := flag.String("profile", "3.0", "simulated Doris release: "+strings.Join(sim.Profiles(), ", "))
 	deployment := flag.String("deployment", sim.DeploymentIntegrated, "deployment mode: integrated, or cloud (compute groups; 3.0+)")
 	verbose := flag.Bool("v", false, "debug logging")
+	server := flag.String("server", "", "path of a built doris-mcp-server, to configure its MetricFlow provider")
 	flag.Parse()
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *listen, *feHTTP, *beHTTP, *profile, *deployment); err != nil {
+	if err := run(log, *listen, *feHTTP, *beHTTP, *profile, *deployment, *server); err != nil {
 		log.Error("demo failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment string) error {
+func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server string) error {
 	if err := mariadb.Available(); err != nil {
 		return err
 	}
@@ -77,16 +83,95 @@ Environment for the MCP server:
   export DORIS_BE_HOSTS=%s
   export DORIS_BE_WEBSERVER_PORT=%s
 
+%s
 Other accounts: root / %s (ADMIN), %s / %s (may write to demo).
 Try: mariadb -h %s -P %s -u %s -p%s %s -e 'SELECT @@version_comment; SHOW FULL TABLES'
 
 Press Ctrl-C to stop.
 `, s.VersionComment(), db.Addr(), host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase,
-		feHost, fePort, beHost, bePort, db.RootPassword(), mariadb.WriterUser, mariadb.WriterPassword,
+		feHost, fePort, beHost, bePort, semanticEnv(log, server), db.RootPassword(), mariadb.WriterUser, mariadb.WriterPassword,
 		host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase)
 	<-ctx.Done()
 	log.Info("shutting down")
 	return s.Close()
+}
+
+// Semantic layer of the demo, relative to the repository root.
+const (
+	demoOssieModels   = "testdata/semantic/ossie/models"
+	demoOssieBindings = "testdata/semantic/ossie/bindings.json"
+	// demoDBTManifest is the dbt semantic manifest over the demo schema that
+	// the built-in MetricFlow provider (doris-mcp-server metricflow-provider)
+	// ships with. Until it is in the tree the demo prints no MetricFlow
+	// settings.
+	demoDBTManifest = "doris/semanticprovider/testdata/demo_semantic_manifest.json"
+)
+
+// semanticEnv is the environment that turns on the semantic layer over the
+// demo: the Ossie model when the repository's testdata is found from the
+// working directory, and MetricFlow when metricflowProviderCommand finds a
+// provider.
+func semanticEnv(log *slog.Logger, server string) string {
+	root, ok := repoRoot()
+	if !ok {
+		return "\n(Run from the repository to get the demo Ossie model's settings.)\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Semantic layer (doris_semantic):\n  export OSSIE_ENABLED=true\n  export OSSIE_MODEL_DIRECTORY=%s\n  export OSSIE_BINDING_MANIFEST=%s\n",
+		filepath.Join(root, demoOssieModels), filepath.Join(root, demoOssieBindings))
+	if cmd := metricflowProviderCommand(log, server, root); cmd != nil {
+		j, _ := json.Marshal(cmd)
+		fmt.Fprintf(&b, "  export METRICFLOW_ENABLED=true\n  export METRICFLOW_PROVIDER_COMMAND_JSON='%s'\n", j)
+	}
+	return b.String()
+}
+
+// metricflowProviderCommand is the METRICFLOW_PROVIDER_COMMAND_JSON of the
+// demo: the server binary's own provider subcommand, ["<server>",
+// "metricflow-provider", "--manifest", "<demo manifest>"], both paths
+// absolute. It is nil unless -server names a binary that has the
+// subcommand and the demo manifest exists.
+func metricflowProviderCommand(log *slog.Logger, server, root string) []string {
+	if server == "" {
+		return nil
+	}
+	bin, err := filepath.Abs(server)
+	if err != nil {
+		return nil
+	}
+	manifest := filepath.Join(root, demoDBTManifest)
+	if _, err := os.Stat(manifest); err != nil {
+		log.Warn("no demo dbt manifest; MetricFlow is not configured", "path", manifest)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := exec.CommandContext(ctx, bin, "metricflow-provider", "--help").Run(); err != nil {
+		log.Warn("the server binary has no metricflow-provider subcommand; MetricFlow is not configured", "server", bin)
+		return nil
+	}
+	return []string{bin, "metricflow-provider", "--manifest", manifest}
+}
+
+// repoRoot finds the repository from the working directory: the nearest
+// ancestor that holds go.mod and the demo Ossie bindings.
+func repoRoot() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, demoOssieBindings)); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return dir, true
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 func split(addr string) (string, string) {
