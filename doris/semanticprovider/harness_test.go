@@ -2,8 +2,8 @@ package semanticprovider_test
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
