@@ -250,21 +250,22 @@ func (pl *planner) scanSQL(sc *scan, distinct bool) (string, *Error) {
 		sp := pl.c.ix.spine
 		spineTable := quote(sp.schema) + "." + quote(sp.table) + " AS `$ts`"
 		day := "CAST(" + col("$ts", sp.column) + " AS DATETIME)"
-		measureDay := trunc(lc.p, aggTime, grainDay)
+		// Built only where used: every placeholder must appear in the text.
+		measureDay := func() string { return trunc(lc.p, aggTime, grainDay) }
 		switch {
 		case l.cum != nil:
 			lc.spine = day
-			on := []string{measureDay + " <= " + day}
+			on := []string{measureDay() + " <= " + day}
 			switch {
 			case l.cum.count > 0:
-				on = append(on, measureDay+" > DATE_SUB("+day+", "+interval(lc.p, l.cum.count, l.cum.window)+")")
+				on = append(on, measureDay()+" > DATE_SUB("+day+", "+interval(lc.p, l.cum.count, l.cum.window)+")")
 			case l.cum.grainToDate != grainNone:
-				on = append(on, measureDay+" >= "+trunc(lc.p, day, l.cum.grainToDate))
+				on = append(on, measureDay()+" >= "+trunc(lc.p, day, l.cum.grainToDate))
 			}
 			from = spineTable + "\nINNER JOIN " + table + "\n  ON " + strings.Join(on, "\n  AND ")
 		case l.offset.toGrain != grainNone:
 			lc.spine = day
-			from = spineTable + "\nINNER JOIN " + table + "\n  ON " + trunc(lc.p, day, l.offset.toGrain) + " = " + measureDay
+			from = spineTable + "\nINNER JOIN " + table + "\n  ON " + trunc(lc.p, day, l.offset.toGrain) + " = " + measureDay()
 			if pl.base > grainDay {
 				where = append(where, trunc(lc.p, day, pl.base)+" = "+day)
 			}
@@ -277,7 +278,7 @@ func (pl *planner) scanSQL(sc *scan, distinct bool) (string, *Error) {
 				"\n  ON DATE_SUB(`$sp`.`t`, " + interval(lc.p, l.offset.count, l.offset.window) + ") = " + trunc(lc.p, aggTime, pl.base)
 		default:
 			lc.spine = day
-			from = spineTable + "\nINNER JOIN " + table + "\n  ON DATE_SUB(" + day + ", " + interval(lc.p, l.offset.count, l.offset.window) + ") = " + measureDay
+			from = spineTable + "\nINNER JOIN " + table + "\n  ON DATE_SUB(" + day + ", " + interval(lc.p, l.offset.count, l.offset.window) + ") = " + measureDay()
 		}
 		where = append(where, pl.rng.conds(lc.p, lc.spine)...)
 	} else {

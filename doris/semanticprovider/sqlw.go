@@ -42,9 +42,18 @@ func (p *params) num(text string) string { return p.add("n:"+text, json.Number(t
 // int returns the placeholder of an integer.
 func (p *params) int(n int64) string { return p.num(strconv.FormatInt(n, 10)) }
 
-// bind substitutes the literals into sql and checks the statement.
+// bind substitutes the literals into sql and checks the statement. A
+// value rendered into a fragment that the final text does not use (an
+// expression written but then not needed) is dropped, since guard.Bind
+// wants the placeholders and the values to match exactly.
 func (p *params) bind(sql string) (string, *Error) {
-	st, err := guard.Bind(sql, p.values)
+	used := make(map[string]any, len(p.values))
+	for name, v := range p.values {
+		if strings.Contains(sql, "%("+name+")s") {
+			used[name] = v
+		}
+	}
+	st, err := guard.Bind(sql, used)
 	if err != nil {
 		return "", fail(ReasonCompiledSQLRejected, "the compiled statement failed the read-only guard: "+guardReason(err))
 	}
