@@ -181,7 +181,9 @@ func newProvider(t *testing.T, ref, path string) provider {
 // call sends one protocol request and returns data, or the reason code.
 func (pv provider) call(t *testing.T, op string, args map[string]any) (map[string]any, string) {
 	t.Helper()
-	args["model_ref"] = pv.ref
+	if op != "list_models" {
+		args["model_ref"] = pv.ref
+	}
 	req, _ := json.Marshal(map[string]any{"protocol_version": semanticprovider.ProtocolVersion, "request_id": "t-1", "operation": op, "arguments": args})
 	out := pv.p.Handle(context.Background(), req, nil)
 	var resp struct {

@@ -16,7 +16,7 @@ import (
 const jaffleDir = "testdata/jaffle_shop"
 
 // exec runs statements on db, failing the test on the first error.
-func exec(t *testing.T, db *sql.DB, stmts ...string) {
+func execAll(t *testing.T, db *sql.DB, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -49,7 +49,7 @@ func loadSeed(t *testing.T, db *sql.DB, name string, types map[string]string) {
 		}
 		cols = append(cols, "`"+c+"` "+typ)
 	}
-	exec(t, db, "CREATE TABLE `DBT`.`"+name+"` ("+strings.Join(cols, ", ")+")")
+	execAll(t, db, "CREATE TABLE `DBT`.`"+name+"` ("+strings.Join(cols, ", ")+")")
 	var rows []string
 	for _, r := range recs[1:] {
 		var vals []string
@@ -65,7 +65,7 @@ func loadSeed(t *testing.T, db *sql.DB, name string, types map[string]string) {
 		}
 		rows = append(rows, "("+strings.Join(vals, ", ")+")")
 	}
-	exec(t, db, "INSERT INTO `DBT`.`"+name+"` VALUES "+strings.Join(rows, ", "))
+	execAll(t, db, "INSERT INTO `DBT`.`"+name+"` VALUES "+strings.Join(rows, ", "))
 }
 
 // buildJaffle loads the seed excerpt and builds jaffle-shop's marts and
@@ -73,17 +73,17 @@ func loadSeed(t *testing.T, db *sql.DB, name string, types map[string]string) {
 // (models/staging, models/marts) written in Doris SQL.
 func buildJaffle(t *testing.T, e *env) {
 	t.Helper()
-	exec(t, e.maria, "DROP DATABASE IF EXISTS `DBT`")
+	execAll(t, e.maria, "DROP DATABASE IF EXISTS `DBT`")
 	t.Cleanup(func() { e.maria.ExecContext(context.Background(), "DROP DATABASE IF EXISTS `DBT`") })
 	db := e.doris
-	exec(t, db, "CREATE DATABASE `DBT`")
+	execAll(t, db, "CREATE DATABASE `DBT`")
 	loadSeed(t, db, "raw_customers", nil)
 	loadSeed(t, db, "raw_orders", map[string]string{"ordered_at": "DATETIME", "subtotal": "INT", "tax_paid": "INT", "order_total": "INT"})
 	loadSeed(t, db, "raw_items", nil)
 	loadSeed(t, db, "raw_products", map[string]string{"price": "INT", "description": "VARCHAR(1024)"})
 	loadSeed(t, db, "raw_stores", map[string]string{"opened_at": "DATETIME", "tax_rate": "DECIMAL(10,4)"})
 	loadSeed(t, db, "raw_supplies", map[string]string{"cost": "INT", "perishable": "BOOLEAN"})
-	exec(t, db,
+	execAll(t, db,
 		"CREATE TABLE `DBT`.`stg_orders` AS SELECT id AS order_id, store_id AS location_id, customer AS customer_id, "+
 			"subtotal AS subtotal_cents, tax_paid AS tax_paid_cents, order_total AS order_total_cents, "+
 			"CAST(subtotal / 100 AS DECIMAL(16, 2)) AS subtotal, CAST(tax_paid / 100 AS DECIMAL(16, 2)) AS tax_paid, "+
@@ -122,7 +122,7 @@ func buildJaffle(t *testing.T, e *env) {
 	for d := time.Date(2016, 8, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2016, 12, 1, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 1) {
 		days = append(days, "('"+d.Format("2006-01-02")+"')")
 	}
-	exec(t, db, "INSERT INTO `DBT`.`metricflow_time_spine` VALUES "+strings.Join(days, ", "))
+	execAll(t, db, "INSERT INTO `DBT`.`metricflow_time_spine` VALUES "+strings.Join(days, ", "))
 }
 
 // TestJaffleShop checks the real jaffle-shop manifest's metrics and saved

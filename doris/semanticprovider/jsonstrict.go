@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sort"
 	"strconv"
 	"unicode/utf8"
 )
@@ -131,12 +132,62 @@ func (w *walker) value(path string, depth int) string {
 }
 
 // decodeStrict decodes a document that checkJSON accepted into v, refusing
-// keys that v does not declare.
+// keys that v does not declare, including case variants of declared keys
+// (encoding/json matches keys case-insensitively, so "Request_ID" would
+// fill request_id; CVE-2026-27896 is that mistake in an MCP SDK).
 func decodeStrict(data []byte, v any) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return cleanJSONErr(err)
+	}
+	// Every key of the input must appear, spelled exactly, in v encoded
+	// again: a case variant decodes into the canonical field and comes
+	// back under the canonical spelling. Raw JSON fields come back as
+	// they were.
+	again, err := json.Marshal(v)
+	if err != nil {
+		return "cannot re-encode the document"
+	}
+	var in, out any
+	if json.Unmarshal(data, &in) != nil || json.Unmarshal(again, &out) != nil {
+		return "cannot re-read the document"
+	}
+	return exactKeys(in, out, "$")
+}
+
+// exactKeys reports the first key of in that out lacks.
+func exactKeys(in, out any, path string) string {
+	switch a := in.(type) {
+	case map[string]any:
+		b, ok := out.(map[string]any)
+		if !ok {
+			return ""
+		}
+		keys := make([]string, 0, len(a))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			bv, ok := b[k]
+			if !ok {
+				return path + ": unknown key " + strconv.Quote(k) + " (keys are case-sensitive)"
+			}
+			if msg := exactKeys(a[k], bv, path+"."+k); msg != "" {
+				return msg
+			}
+		}
+	case []any:
+		b, ok := out.([]any)
+		if !ok || len(b) != len(a) {
+			return ""
+		}
+		for i := range a {
+			if msg := exactKeys(a[i], b[i], path+"["+strconv.Itoa(i)+"]"); msg != "" {
+				return msg
+			}
+		}
 	}
 	return ""
 }

@@ -129,16 +129,35 @@ func marshal(v any) ([]byte, error) {
 }
 
 // salvageID returns the request_id of a request that is JSON but not a
-// valid request, so that the refusal still correlates; "" otherwise.
+// valid request, so that the refusal still correlates: the value of the
+// one top-level key spelled exactly "request_id", or "" when there is none,
+// more than one, or it is not a valid id.
 func salvageID(data []byte) string {
-	var probe struct {
-		RequestID string `json:"request_id"`
-	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if dec.Decode(&probe) != nil || !reRequestID.MatchString(probe.RequestID) {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return ""
 	}
-	return probe.RequestID
+	id, n := "", 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if tok == "request_id" {
+			n++
+			if json.Unmarshal(v, &id) != nil {
+				return ""
+			}
+		}
+	}
+	if n != 1 || !reRequestID.MatchString(id) {
+		return ""
+	}
+	return id
 }
 
 // decodeArgs decodes operation arguments strictly; a missing or null

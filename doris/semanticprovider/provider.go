@@ -145,3 +145,12 @@ func LoadManifest(path string) error {
 	}
 	return nil
 }
+
+// CheckManifest checks a manifest document as Load would, for tools and
+// tests.
+func CheckManifest(data []byte) error {
+	if _, err := parseManifest(data); err != nil {
+		return err
+	}
+	return nil
+}
