@@ -340,3 +340,16 @@ func TestMetadataOperations(t *testing.T) {
 		}
 	})
 }
+
+func TestDemoManifestIsEmbedded(t *testing.T) {
+	onDisk, err := os.ReadFile(demoManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := semanticprovider.DemoManifest(); string(got) != string(onDisk) {
+		t.Fatal("DemoManifest differs from testdata/demo_semantic_manifest.json")
+	}
+	if err := semanticprovider.CheckManifest(semanticprovider.DemoManifest()); err != nil {
+		t.Fatal(err)
+	}
+}

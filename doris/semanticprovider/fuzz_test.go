@@ -25,17 +25,18 @@ func FuzzCheckManifest(f *testing.F) {
 	}
 	f.Add([]byte(hostileManifest))
 	f.Add([]byte(`{"semantic_models": [], "metrics": [{"name": "x", "type": "derived", "type_params": {"expr": "x", "metrics": [{"name": "x"}]}}]}`))
+	// One file per fuzzing process, rewritten for each accepted input
+	// (iterations in a process run one at a time).
+	p := filepath.Join(f.TempDir(), "m.json")
+	pv, err := semanticprovider.New([]semanticprovider.Source{{Ref: "f", Path: p}})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if semanticprovider.CheckManifest(data) != nil {
 			return
 		}
-		dir := t.TempDir()
-		p := filepath.Join(dir, "m.json")
 		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		pv, err := semanticprovider.New([]semanticprovider.Source{{Ref: "f", Path: p}})
-		if err != nil {
 			t.Fatal(err)
 		}
 		var m struct {
@@ -45,14 +46,12 @@ func FuzzCheckManifest(f *testing.F) {
 		}
 		json.Unmarshal(data, &m)
 		for i, mt := range m.Metrics {
-			if i == 8 {
+			if i == 4 {
 				break
 			}
-			for _, gb := range [][]string{nil, {"metric_time__month"}} {
-				req, _ := json.Marshal(map[string]any{"protocol_version": semanticprovider.ProtocolVersion, "request_id": "f",
-					"operation": "compile_query", "arguments": map[string]any{"model_ref": "f", "request": map[string]any{"metrics": []string{mt.Name}, "group_by": gb}}})
-				checkResponse(t, pv.Handle(context.Background(), req, nil))
-			}
+			req, _ := json.Marshal(map[string]any{"protocol_version": semanticprovider.ProtocolVersion, "request_id": "f",
+				"operation": "compile_query", "arguments": map[string]any{"model_ref": "f", "request": map[string]any{"metrics": []string{mt.Name}, "group_by": []string{"metric_time__month"}}}})
+			checkResponse(t, pv.Handle(context.Background(), req, nil))
 		}
 	})
 }

@@ -110,6 +110,20 @@ func (c *compiler) parseFilter(text string) (*filter, *Error) {
 	return f, nil
 }
 
+// manifestFilters parses filters written in the manifest: one outside the
+// grammar is the manifest's problem, not the request's.
+func (c *compiler) manifestFilters(w *WhereFilters, what string) ([]*filter, *Error) {
+	fs, err := c.whereFilters(w)
+	if err != nil {
+		err.Detail = "filter of " + what + ": " + err.Detail
+		if err.Reason == ReasonWhereInvalid {
+			err.Reason = ReasonExpressionUnsupported
+		}
+		return nil, err
+	}
+	return fs, nil
+}
+
 func (c *compiler) whereFilters(w *WhereFilters) ([]*filter, *Error) {
 	if w == nil {
 		return nil, nil
@@ -141,12 +155,8 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 	if m == nil {
 		return nil, fail(ReasonMetricNotFound, "no metric "+name)
 	}
-	own, err := c.whereFilters(m.Filter)
+	own, err := c.manifestFilters(m.Filter, "metric "+name)
 	if err != nil {
-		err.Detail = "filter of metric " + name + ": " + err.Detail
-		if err.Reason == ReasonWhereInvalid {
-			err.Reason = ReasonExpressionUnsupported
-		}
 		return nil, err
 	}
 	filters := append(append([]*filter(nil), inherited...), own...)
@@ -207,11 +217,8 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 // input builds an input metric of a ratio or derived metric, with its own
 // filter and offset.
 func (c *compiler) input(in *MetricInput, filters []*filter, off *offset, depth int) (*node, *Error) {
-	own, err := c.whereFilters(in.Filter)
+	own, err := c.manifestFilters(in.Filter, "input "+in.Name)
 	if err != nil {
-		if err.Reason == ReasonWhereInvalid {
-			err.Reason = ReasonExpressionUnsupported
-		}
 		return nil, err
 	}
 	if in.OffsetWindow != nil || in.OffsetToGrain != nil {
@@ -248,7 +255,7 @@ func (c *compiler) simple(m *Metric, filters []*filter, off *offset) (*node, *Er
 		return nil, err
 	}
 	if tp.Measure != nil {
-		own, err := c.whereFilters(tp.Measure.Filter)
+		own, err := c.manifestFilters(tp.Measure.Filter, "measure input "+tp.Measure.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -347,7 +354,7 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 		return nil, err
 	}
 	if tp.Measure != nil {
-		own, err := c.whereFilters(tp.Measure.Filter)
+		own, err := c.manifestFilters(tp.Measure.Filter, "measure input "+tp.Measure.Name)
 		if err != nil {
 			return nil, err
 		}

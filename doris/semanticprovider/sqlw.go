@@ -47,6 +47,9 @@ func (p *params) int(n int64) string { return p.num(strconv.FormatInt(n, 10)) }
 // expression written but then not needed) is dropped, since guard.Bind
 // wants the placeholders and the values to match exactly.
 func (p *params) bind(sql string) (string, *Error) {
+	if len(sql) > guard.MaxLen/2 { // leave room for the literals; Bind checks the final length too
+		return "", fail(ReasonQueryTooComplex, "the compiled statement would exceed the guard's 1 MiB")
+	}
 	used := make(map[string]any, len(p.values))
 	for name, v := range p.values {
 		if strings.Contains(sql, "%("+name+")s") {
