@@ -61,6 +61,9 @@ func environ() map[string]string {
 // (every problem at once), wiring, serving, graceful shutdown. stdout
 // carries only the protocol (stdio) or nothing; logs go to stderr.
 func run(ctx context.Context, args []string, env map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == providerCommand {
+		return runMetricFlowProvider(ctx, args[1:], stdin, stdout, stderr)
+	}
 	flags := newFlagSet(stderr)
 	if err := flags.parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

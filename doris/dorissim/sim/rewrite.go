@@ -251,6 +251,9 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 		}
 	}
 	res.sql = join(all)
+	if needsSemanticTranslation(res.sql) {
+		res.sql = translateSemantic(res.sql) // translate_semantic.go
+	}
 	return res, nil
 }
 
