@@ -11,5 +11,5 @@ func (s *Server) SyncNow() { s.peers.pullAll(context.Background(), 5*time.Second
 // ParseForm, ParseBearer and ParseScope expose the parsers to the fuzz
 // tests.
 func ParseForm(s string) (map[string]string, error) { return parseForm(s) }
-func ParseBearer(v string) (string, error)           { return parseBearer(v) }
-func ParseScope(s string) ([]string, error)          { return parseScope(s) }
+func ParseBearer(v string) (string, error)          { return parseBearer(v) }
+func ParseScope(s string) ([]string, error)         { return parseScope(s) }
