@@ -99,6 +99,7 @@ type Server struct {
 	profiles   *profileStore
 	stats      stats
 	audit      *auditWriter
+	accounts   *accounts
 }
 
 type stats struct {
@@ -130,7 +131,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		log = slog.Default()
 	}
 	s := &Server{opts: o, log: log, started: time.Now(), prof: p, conns: map[*conn]struct{}{},
-		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000)}
+		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000),
+		accounts: newAccounts(o.Users)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
@@ -378,7 +380,7 @@ func (s *Server) isAdmin(user string) bool {
 // adminAccount returns the first admin with a password in Users.
 func (s *Server) adminAccount() (string, string, bool) {
 	for _, a := range s.opts.Admins {
-		if pw, ok := s.opts.Users[a]; ok {
+		if pw, ok := s.password(a); ok {
 			return a, pw, true
 		}
 	}
