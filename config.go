@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
@@ -47,6 +48,9 @@ type Config struct {
 	LogLevel string // LOG_LEVEL
 
 	Doris doris.Config
+
+	// DorisOAuth is Doris-backed OAuth (ENABLE_DORIS_OAUTH_AUTH).
+	DorisOAuth dorisoauth.Config
 }
 
 // DefaultConfig returns the reference server's defaults.
@@ -62,6 +66,7 @@ func DefaultConfig() Config {
 		AuthSwitches:      map[string]bool{},
 		LogLevel:          "INFO",
 		Doris:             doris.DefaultConfig(),
+		DorisOAuth:        dorisoauth.DefaultConfig(),
 	}
 }
 
@@ -212,6 +217,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
+	c.DorisOAuth = dorisoauth.FromEnv(env)
 	return l.errs
 }
 
@@ -307,13 +313,13 @@ func (c *Config) Validate() error {
 		if _, err := auth.NewHostPolicy(c.Host, c.AllowedHosts, c.AllowedOrigins); err != nil {
 			errs = append(errs, err)
 		}
-		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback {
+		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback && !c.DorisOAuth.Enabled {
 			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication, which this build does not provide; "+
 				"bind to 127.0.0.1 behind an authenticating proxy, or set ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true to accept the risk", c.Host)
 		}
 	}
 	for _, name := range authSwitchNames {
-		if c.AuthSwitches[name] {
+		if c.AuthSwitches[name] && name != "ENABLE_DORIS_OAUTH_AUTH" {
 			fail(name, "this authentication mode is not built into this version of doris-mcp-server; refusing to start without it")
 		}
 	}
@@ -350,6 +356,7 @@ func (c *Config) Validate() error {
 		fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", c.LogLevel)
 	}
 	errs = append(errs, c.Doris.Validate()...)
+	errs = append(errs, c.dorisOAuthProblems()...)
 	return errors.Join(errs...)
 }
 

@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	}
 
 	log := newLogger(stderr, cfg.LogLevel)
-	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) {
+	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.DorisOAuth.Enabled {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
 	srv, rt, err := wire(cfg, log)
@@ -168,12 +168,21 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 	if err != nil {
 		return err
 	}
+	// Doris OAuth first: it pulls its peers' token ledger before this
+	// replica listens, so peers that start at the same time are refused at
+	// once instead of waiting for it.
+	opts := mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}
+	stopOAuth, err := withDorisOAuth(ctx, cfg, rt, policy, log, &opts)
+	if err != nil {
+		return err
+	}
+	defer stopOAuth()
 	ln, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		return err
 	}
 	hs := &http.Server{
-		Handler:           srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}),
+		Handler:           srv.Handler(opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		// A tool call may run up to the query ceiling; the write deadline

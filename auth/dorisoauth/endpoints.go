@@ -291,7 +291,7 @@ func (s *Server) serveAPIToken(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var we wireEntry
 		if we, err = s.ledger.begin(family, jti, refreshExp, s.sessionEnd(tc.Auth)); err == nil {
-			s.peers.push(we)
+			s.peers.pushNow(we)
 			s.log.Info("tokens issued", "grant", "api_password", "client", cliClientID, "doris_user", req.Username)
 		} else {
 			err = &grantError{status: 503, code: "temporarily_unavailable", desc: err.Error()}

@@ -24,10 +24,13 @@ import (
 //     longer the instance B (it restarted). Every replica pulls from every
 //     peer at Start (so a restarted replica knows every revocation before
 //     it serves) and every DORIS_OAUTH_PEER_SYNC_SECONDS.
-//   - push: POST /oauth/peer/ledger carries fresh entries. A revocation is
-//     pushed to every peer before the revoke request is answered (waiting
-//     at most pushTimeout); refreshes and code exchanges are pushed in the
-//     background. A push that fails is repaired by the next pull.
+//   - push: POST /oauth/peer/ledger carries fresh entries. Every change
+//     made by a token request (a code exchanged, a refresh, a revocation)
+//     is pushed to every peer before the request is answered, waiting at
+//     most pushTimeout, so that reachable replicas refuse a superseded or
+//     revoked token at once; a change noticed while serving an MCP request
+//     (Doris refusing a credential) is pushed in the background. A push
+//     that fails is repaired by the next pull.
 //
 // Requests and responses are authenticated with HMAC-SHA256 under a key
 // derived from the shared secret, over the method, path, query, a

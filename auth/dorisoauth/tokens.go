@@ -161,7 +161,7 @@ func (s *Server) exchangeCode(c *client, f form) (tokenResponse, error) {
 	case err != nil:
 		return tokenResponse{}, &grantError{status: 503, code: "temporarily_unavailable", desc: err.Error()}
 	}
-	s.peers.push(w)
+	s.peers.pushNow(w)
 	s.log.Info("tokens issued", "grant", "authorization_code", "client", clientLabel(c), "doris_user", cc.User)
 	return resp, nil
 }
@@ -227,7 +227,7 @@ func (s *Server) refresh(ctx context.Context, c *client, f form) (tokenResponse,
 	case err != nil:
 		return tokenResponse{}, &grantError{status: 503, code: "temporarily_unavailable", desc: err.Error()}
 	}
-	s.peers.push(w)
+	s.peers.pushNow(w)
 	s.log.Info("tokens refreshed", "client", clientLabel(c), "doris_user", tc.User, "generation", nt.Gen)
 	return resp, nil
 }
