@@ -70,6 +70,10 @@ func TestFlow(t *testing.T) {
 		!strings.Contains(csp, "form-action 'self' http://127.0.0.1:9") || strings.Contains(csp, "script-src") {
 		t.Errorf("CSP = %q", csp)
 	}
+	// "no-referrer" would make browsers send Origin: null with the form.
+	if rp := f.page.header.Get("Referrer-Policy"); rp != "same-origin" {
+		t.Errorf("Referrer-Policy = %q", rp)
+	}
 	// Wrong password: the form again, with an error, and no redirect.
 	r := h.submit(f, "alice", "wrong")
 	if r.status != 401 || r.location != nil || !strings.Contains(pageError(r), "did not accept") {

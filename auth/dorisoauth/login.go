@@ -206,7 +206,7 @@ func (s *Server) securityHeaders(w http.ResponseWriter, redirect string) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+formAction+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // "no-referrer" would make browsers send Origin: null on the form POST
 }
 
 // describeScope says what a scope lets the application do.
