@@ -1,10 +1,12 @@
 package dorisoauth_test
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,5 +176,60 @@ func TestScopesAndChildren(t *testing.T) {
 	})
 	if id := h2.identity(tok.Access); !slices.Equal(id.Grants, []string{"child:call:doris_catalog:list_tables"}) {
 		t.Errorf("after narrowing the allowlist: grants %v", id.Grants)
+	}
+}
+
+// syncBuf is a log sink safe for concurrent writers.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLogsHoldNoSecrets: through sign-in (wrong and right), token,
+// refresh, revocation, re-authentication and Doris down, the log never
+// holds a password, a token, a code or the secret, yet records events.
+func TestLogsHoldNoSecrets(t *testing.T) {
+	var logs syncBuf
+	h := newHarness(t, func(_ *dorisoauth.Config, o *dorisoauth.Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	redirect := "http://127.0.0.1:9/callback"
+	client := h.register(redirect)
+	verifier, challenge := pkce("l")
+	f := h.openLogin(authParams(client, redirect, challenge))
+	h.submit(h.parseLogin(h.submit(f, "alice", "wrong-pw-XYZ")), "bob", "bob-pw-1")
+	code := h.signIn(client, redirect, challenge, "alice", "alice-pw-1")
+	tok, _ := h.exchange(client, code, verifier, redirect)
+	tok2, _ := h.refresh(client, tok.Refresh)
+	h.refresh(client, tok.Refresh) // reuse: the family is revoked
+	_, tok3 := h.loginAs(client, redirect, "alice", "alice-pw-1")
+	h.doris.set("alice", "alice-pw-2")
+	h.clock.Advance(61 * time.Second)
+	h.call(tok3.Access)
+	h.doris.down.Store(true)
+	h.postJSON("/api/auth/token", map[string]any{"username": "bob", "password": "bob-pw-1"})
+	out := logs.String()
+	for _, secret := range []string{"wrong-pw-XYZ", "alice-pw-1", "alice-pw-2", "bob-pw-1", testSecret, code, tok.Access, tok.Refresh,
+		tok2.Access, tok2.Refresh, tok3.Access, tok3.Refresh, verifier, client} {
+		if secret != "" && strings.Contains(out, secret) {
+			t.Errorf("the log holds %.12s...", secret)
+		}
+	}
+	for _, event := range []string{"sign-in refused by Doris", "signed in", "tokens issued", "refresh token used twice", "access refused"} {
+		if !strings.Contains(out, event) {
+			t.Errorf("the log lacks %q", event)
+		}
 	}
 }

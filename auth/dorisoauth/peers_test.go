@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,31 @@ func TestReplicasWithoutPeers(t *testing.T) {
 	c.Advance(901 * time.Second)
 	if call(1) != 401 {
 		t.Errorf("replica 1 accepts the revoked token after its lifetime")
+	}
+}
+
+// TestPeerEndpointsNeedTheSecret: the ledger endpoints answer only
+// messages MAC'd with the shared secret and fresh; nobody else can read
+// the ledger or push a revocation into it.
+func TestPeerEndpointsNeedTheSecret(t *testing.T) {
+	h := newHarness(t)
+	now := strconv.FormatInt(h.clock.Now().Unix(), 10)
+	for _, tc := range []struct {
+		name, method, time, mac string
+	}{
+		{"pull without a MAC", "GET", now, ""},
+		{"pull with a forged MAC", "GET", now, strings.Repeat("A", 43)},
+		{"push without a MAC", "POST", now, ""},
+		{"push with a forged MAC", "POST", now, strings.Repeat("B", 43)},
+		{"stale time", "GET", "1000", strings.Repeat("A", 43)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, h.base+"/oauth/peer/ledger?since=0&boot=x", strings.NewReader(`{"boot":"x","entries":[{"f":"fam","r":true,"e":9999999999}]}`))
+			req.Header.Set("X-Doris-Oauth-Peer-Time", tc.time)
+			req.Header.Set("X-Doris-Oauth-Peer-Mac", tc.mac)
+			if r := h.with(t).do(req); r.status != 401 || strings.Contains(r.body, "entries") {
+				t.Errorf("got %d %s", r.status, r.body)
+			}
+		})
 	}
 }
