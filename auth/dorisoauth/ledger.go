@@ -11,15 +11,21 @@ import (
 // each token family (one per sign-in), the generation and token id of its
 // newest access/refresh pair, or that it is revoked.
 //
-// Its entries form a join-semilattice, so replicas can exchange them in
-// any order, any number of times, and converge:
+// Entries are combined by join, which replicas apply to what they receive
+// in any order, any number of times:
 //
 //	revoked  > anything
 //	higher generation > lower generation
 //	same generation, different token ids -> revoked (a code or refresh
 //	token was used twice: RFC 6749 §4.1.2 and §10.4 say revoke)
 //
-// and an entry's expiry is the later of the two. An entry lives only as
+// and an entry's expiry is the later of the two. Join is commutative,
+// idempotent and monotone (it never lowers a generation or undoes a
+// revocation), so replicas that exchange their entries converge on one
+// state. It is not associative in one case: a fork at generation g that
+// arrives after generation g+1 is already known is not seen as a fork.
+// The branch that fell behind is caught at its next use instead: its
+// tokens are superseded, and using its refresh token revokes the family. An entry lives only as
 // long as the tokens it speaks about; the ledger holds at most maxEntries,
 // and when full it forgets the unrevoked entry closest to expiry first (a
 // forgotten entry loses reuse detection for one family, never a
@@ -232,15 +238,16 @@ func (l *ledger) setLocked(family string, e entry) wireEntry {
 }
 
 // roomLocked makes room for one more entry if the ledger is full, by
-// forgetting the unrevoked entry that expires first among a sample. It
-// reports whether there is room.
+// forgetting the unrevoked entry that expires first among a random sample
+// of 64 unrevoked entries (map order is random). It reports whether there
+// is room: not when every entry is a revocation.
 func (l *ledger) roomLocked() bool {
 	if len(l.m) < l.max {
 		return true
 	}
 	victim, n := "", 0
 	var victimExp int64
-	for f, e := range l.m { // map order is random: a sample
+	for f, e := range l.m {
 		if e.Revoked {
 			continue
 		}

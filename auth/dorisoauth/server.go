@@ -210,15 +210,17 @@ func (s *Server) Mount() map[string]http.Handler {
 		"GET /.well-known/oauth-authorization-server":   s.public(s.serveASMetadata),
 		"GET /.well-known/oauth-protected-resource":     s.public(s.servePRMetadata),
 		"GET /.well-known/oauth-protected-resource/mcp": s.public(s.servePRMetadata),
-		"GET /oauth/authorize":                          s.public(s.serveAuthorize),
-		"GET /doris-login":                              s.public(s.serveLoginPage),
-		"POST /doris-login":                             s.public(s.serveLoginPost),
-		"POST /oauth/token":                             s.public(s.serveToken),
-		"POST /oauth/revoke":                            s.public(s.serveRevoke),
-		"POST /api/auth/token":                          s.public(s.serveAPIToken),
-		"POST /api/auth/refresh":                        s.public(s.serveAPIRefresh),
-		"GET " + peerPath:                               http.HandlerFunc(s.peers.servePull),
-		"POST " + peerPath:                              http.HandlerFunc(s.peers.servePush),
+		// Handshake-era clients of /mcp/legacy look here first.
+		"GET /.well-known/oauth-protected-resource/mcp/legacy": s.public(s.servePRMetadata),
+		"GET /oauth/authorize":                                 s.public(s.serveAuthorize),
+		"GET /doris-login":                                     s.public(s.serveLoginPage),
+		"POST /doris-login":                                    s.public(s.serveLoginPost),
+		"POST /oauth/token":                                    s.public(s.serveToken),
+		"POST /oauth/revoke":                                   s.public(s.serveRevoke),
+		"POST /api/auth/token":                                 s.public(s.serveAPIToken),
+		"POST /api/auth/refresh":                               s.public(s.serveAPIRefresh),
+		"GET " + peerPath:                                      http.HandlerFunc(s.peers.servePull),
+		"POST " + peerPath:                                     http.HandlerFunc(s.peers.servePush),
 	}
 	if s.dcr {
 		m["POST /oauth/register"] = s.public(s.serveRegister)
