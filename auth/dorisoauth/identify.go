@@ -126,6 +126,22 @@ func (s *Server) Verify(ctx context.Context, token string) (auth.Identity, error
 	}, nil
 }
 
+// CredentialRefused records that Doris refused id's credential while
+// serving a call (its pool failed with an authentication error, before
+// the credential-check interval came round), and returns the refusal to
+// answer that call with: 401 with the re-authentication reason and a
+// challenge, so the Host signs the person in again. Until the interval
+// passes, this replica refuses tokens carrying that credential at once.
+// It returns nil for an identity that is not a Doris OAuth person.
+func (s *Server) CredentialRefused(id auth.Identity) *auth.Error {
+	if id.Method != "doris_oauth" || id.Credential == nil {
+		return nil
+	}
+	s.checks.mark(s, id.Credential.User, id.Credential.Password, credRejected)
+	s.log.Info("access refused: Doris refused the credential on a call", "doris_user", id.Credential.User)
+	return s.refusal(401, "invalid_token", ReasonReauth, "Doris no longer accepts the sign-in behind this token; sign in again")
+}
+
 // refusal builds the *auth.Error of a refused request: the description
 // starts with the reason code, and the challenge carries the RFC 6750
 // error, the protected-resource metadata URL (RFC 9728) and the scopes a
@@ -153,7 +169,7 @@ const (
 // refused recently, keyed by a MAC under a per-launch key (never the
 // password itself), and shares one check among concurrent requests.
 type credChecks struct {
-	key []byte
+	secret []byte
 
 	mu       sync.Mutex // protects seen, inflight
 	seen     map[string]credSeen
@@ -177,18 +193,14 @@ const unavailableFor = 5 * time.Second
 func newCredChecks(k *keyring) *credChecks {
 	key := make([]byte, 32)
 	k.rand.Read(key)
-	return &credChecks{key: key, seen: map[string]credSeen{}, inflight: map[string]*credCall{}}
+	return &credChecks{secret: key, seen: map[string]credSeen{}, inflight: map[string]*credCall{}}
 }
 
 // check asks Doris (through CheckLogin) whether it accepts user and
 // password, unless it answered within the credential-check interval;
 // force always asks.
 func (cc *credChecks) check(ctx context.Context, s *Server, user, password string, force bool) credResult {
-	m := hmac.New(sha256.New, cc.key)
-	m.Write([]byte(user))
-	m.Write([]byte{0})
-	m.Write([]byte(password))
-	k := hex.EncodeToString(m.Sum(nil))
+	k := cc.key(user, password)
 	now := s.now()
 	cc.mu.Lock()
 	if seen, ok := cc.seen[k]; ok && now.Before(seen.until) && (!force || seen.result == credUnavailable) {
@@ -230,6 +242,22 @@ func (cc *credChecks) check(ctx context.Context, s *Server, user, password strin
 	case <-ctx.Done():
 		return credUnavailable
 	}
+}
+
+// mark records a result for a credential without asking Doris.
+func (cc *credChecks) mark(s *Server, user, password string, res credResult) {
+	k := cc.key(user, password)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.seen[k] = credSeen{result: res, until: s.now().Add(max(s.cfg.CredentialCheck, unavailableFor))}
+}
+
+func (cc *credChecks) key(user, password string) string {
+	m := hmac.New(sha256.New, cc.secret)
+	m.Write([]byte(user))
+	m.Write([]byte{0})
+	m.Write([]byte(password))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 func (cc *credChecks) sweep(now time.Time) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
 )
 
@@ -117,6 +118,31 @@ func TestReauthentication(t *testing.T) {
 	h.identity(tok2.Access)
 	if _, r := h.refresh(client, tok2.Refresh); r.status != 503 && r.status != 400 {
 		t.Errorf("refresh while Doris is down: %d %s", r.status, r.body)
+	}
+}
+
+// TestCredentialRefused: when a call finds that Doris refuses the
+// person's credential before the check interval comes round, the
+// transport gets the 401 to answer with, and this replica refuses the
+// token at once afterwards, without asking Doris again.
+func TestCredentialRefused(t *testing.T) {
+	h := newHarness(t)
+	_, tok := h.login("alice", "alice-pw-1")
+	id, err := h.srv.Verify(t.Context(), tok.Access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ae := h.srv.CredentialRefused(id)
+	if ae == nil || ae.Status != 401 || !strings.Contains(ae.Description, dorisoauth.ReasonReauth) || !strings.Contains(ae.Challenge, `error="invalid_token"`) {
+		t.Fatalf("refusal %+v", ae)
+	}
+	checks := h.doris.checks.Load()
+	wantRefused(t, h.call(tok.Access), 401, dorisoauth.ReasonReauth)
+	if h.doris.checks.Load() != checks {
+		t.Error("Doris was asked again")
+	}
+	if h.srv.CredentialRefused(auth.Anonymous()) != nil {
+		t.Error("a refusal for an identity that is not a Doris OAuth person")
 	}
 }
 
