@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -190,10 +191,12 @@ type credCall struct {
 // that requests during an outage do not each open a connection.
 const unavailableFor = 5 * time.Second
 
-func newCredChecks(k *keyring) *credChecks {
+func newCredChecks(k *keyring) (*credChecks, error) {
 	key := make([]byte, 32)
-	k.rand.Read(key)
-	return &credChecks{secret: key, seen: map[string]credSeen{}, inflight: map[string]*credCall{}}
+	if _, err := io.ReadFull(k.rand, key); err != nil {
+		return nil, err
+	}
+	return &credChecks{secret: key, seen: map[string]credSeen{}, inflight: map[string]*credCall{}}, nil
 }
 
 // check asks Doris (through CheckLogin) whether it accepts user and

@@ -129,7 +129,9 @@ func New(cfg Config, o Options) (*Server, error) {
 	}
 	s.resource = s.issuer + "/mcp"
 	s.dcr = cfg.DCRMode == "enabled" || (cfg.DCRMode == "auto" && baseIsLoopback(cfg.BaseURL))
-	s.checks = newCredChecks(keys)
+	if s.checks, err = newCredChecks(keys); err != nil {
+		return nil, err
+	}
 	s.cimd = newCIMDCache(s)
 	if s.clients, err = loadClients(cfg.ClientsFile, s.scopes); err != nil {
 		return nil, err
