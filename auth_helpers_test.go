@@ -104,10 +104,11 @@ func startInProcess(t *testing.T, env map[string]string) *inProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
-	opts, err := httpOptions(context.Background(), cfg, rt, log)
+	opts, stop, err := httpOptions(context.Background(), cfg, rt, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stop)
 	ts.Config.Handler = srv.Handler(opts)
 	ts.Start()
 	t.Cleanup(ts.Close)

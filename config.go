@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
@@ -42,16 +43,15 @@ type Config struct {
 
 	AllowUnauthenticatedNonLoopback bool // ALLOW_UNAUTHENTICATED_NON_LOOPBACK
 
-	// Authentication switches of the reference server that this build
-	// does not serve: enabling one fails startup rather than serving
-	// unauthenticated.
-	AuthSwitches map[string]bool
 	// Auth is the configuration of the authentication modes (package auth).
 	Auth auth.Config
 
 	LogLevel slog.Level // LOG_LEVEL, parsed once where it is read
 
 	Doris doris.Config
+
+	// DorisOAuth is Doris-backed OAuth (ENABLE_DORIS_OAUTH_AUTH).
+	DorisOAuth dorisoauth.Config
 }
 
 // DefaultConfig returns the reference server's defaults.
@@ -64,16 +64,12 @@ func DefaultConfig() Config {
 		HandleTTL:         handle.DefaultTTL,
 		ExposureMode:      "hierarchical",
 		AdminConfirmation: true,
-		AuthSwitches:      map[string]bool{},
 		Auth:              auth.DefaultConfig(),
 		LogLevel:          slog.LevelInfo,
 		Doris:             doris.DefaultConfig(),
+		DorisOAuth:        dorisoauth.DefaultConfig(),
 	}
 }
-
-// authSwitchNames are the reference's authentication switches that this
-// build does not serve (package auth serves the others).
-var authSwitchNames = []string{"ENABLE_DORIS_OAUTH_AUTH"}
 
 // fieldError is one configuration problem: the variable or flag, and why.
 type fieldError struct {
@@ -185,11 +181,6 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.bool("MCP_ADMIN_DOMAIN_ENABLED", &c.AdminDomain)
 	l.bool("MCP_ADMIN_REQUIRE_CONFIRMATION", &c.AdminConfirmation)
 	l.bool("ALLOW_UNAUTHENTICATED_NON_LOOPBACK", &c.AllowUnauthenticatedNonLoopback)
-	for _, name := range authSwitchNames {
-		var on bool
-		l.bool(name, &on)
-		c.AuthSwitches[name] = on
-	}
 	if v, ok := env["LOG_LEVEL"]; ok && strings.TrimSpace(v) != "" {
 		if lv, good := logLevel(v); good {
 			c.LogLevel = lv
@@ -247,6 +238,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.str("METRICFLOW_PROJECT_DIRECTORY", &mf.ProjectDirectory)
 	l.seconds("METRICFLOW_TIMEOUT_SECONDS", &mf.Timeout)
 	l.int("METRICFLOW_MAX_OUTPUT_BYTES", &mf.MaxOutputBytes)
+	c.DorisOAuth = dorisoauth.FromEnv(env)
 	return l.errs
 }
 
@@ -353,18 +345,13 @@ func (c *Config) Validate() error {
 		if _, err := auth.NewHostPolicy(c.Host, c.AllowedHosts, c.AllowedOrigins); err != nil {
 			errs = append(errs, err)
 		}
-		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback && !c.Auth.Enabled() {
-			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication: enable ENABLE_TOKEN_AUTH, ENABLE_JWT_AUTH or ENABLE_OAUTH_AUTH, "+
+		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback && !c.Auth.Enabled() && !c.DorisOAuth.Enabled {
+			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication: enable ENABLE_TOKEN_AUTH, ENABLE_JWT_AUTH, ENABLE_OAUTH_AUTH or ENABLE_DORIS_OAUTH_AUTH, "+
 				"bind to 127.0.0.1 behind an authenticating proxy, or set ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true to accept the risk", c.Host)
 		}
 	}
 	if err := c.Auth.Validate(c.authBind()); err != nil {
 		errs = append(errs, err)
-	}
-	for _, name := range authSwitchNames {
-		if c.AuthSwitches[name] {
-			fail(name, "this authentication mode is not built into this version of doris-mcp-server; refusing to start without it")
-		}
 	}
 	if c.ListPageSize < 1 || c.ListPageSize > 1000 {
 		fail("MCP_LIST_PAGE_SIZE", "%d is outside 1..1000", c.ListPageSize)
@@ -401,6 +388,7 @@ func (c *Config) Validate() error {
 	// executable) are read too: a model that does not load is a
 	// configuration problem like any other, reported with the rest.
 	errs = append(errs, c.Doris.CheckFiles()...)
+	errs = append(errs, c.dorisOAuthProblems()...)
 	return errors.Join(errs...)
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
@@ -98,7 +99,7 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 
 	log, sink := newLogger(stderr, cfg.LogLevel)
 	defer sink.Close()
-	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.Auth.Enabled() {
+	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.Auth.Enabled() && !cfg.DorisOAuth.Enabled {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
 	srv, rt, err := wire(cfg, log)
@@ -169,29 +170,57 @@ const instructions = "Read-only access to Apache Doris. Pick the one domain tool
 	"call it with {} to discover its operations, then call it with child_tool, arguments and manifest_version. " +
 	"Results are bounded; read warnings and truncated flags."
 
-// httpOptions builds the HTTP transport's options: the Host/Origin policy
-// and, when a mode is enabled, authentication.
-func httpOptions(ctx context.Context, cfg Config, rt *doris.Runtime, log *slog.Logger) (mcp.HTTPOptions, error) {
+// httpOptions builds the HTTP transport's options: the Host/Origin policy,
+// and the authentication modes in route-priority order (a person signed in
+// through Doris-backed OAuth first, then static tokens, JWT and external
+// OAuth). The returned function stops what it started.
+func httpOptions(ctx context.Context, cfg Config, rt *doris.Runtime, log *slog.Logger) (mcp.HTTPOptions, func(), error) {
 	policy, err := auth.NewHostPolicy(cfg.Host, cfg.AllowedHosts, cfg.AllowedOrigins)
 	if err != nil {
-		return mcp.HTTPOptions{}, err
+		return mcp.HTTPOptions{}, nil, err
 	}
 	o := mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}
-	if cfg.Auth.Enabled() {
-		authn, err := auth.New(ctx, cfg.Auth, cfg.authBind(), auth.Options{Logger: log, Policy: policy})
-		if err != nil {
-			return mcp.HTTPOptions{}, err
-		}
-		o.Identify, o.Mount, o.ScopeChallenge = authn.Identify, authn.Mount(), authn.ScopeChallenge
+	// Doris OAuth first: it pulls its peers' token ledger before this
+	// replica listens, so peers that start at the same time are refused at
+	// once instead of waiting for it.
+	oauthServer, stop, err := withDorisOAuth(ctx, cfg, rt, policy, log, &o)
+	if err != nil {
+		return mcp.HTTPOptions{}, nil, err
 	}
-	return o, nil
+	if cfg.Auth.Enabled() {
+		var first []auth.Method
+		if oauthServer != nil {
+			first = append(first, auth.MethodFunc(func(ctx context.Context, token string) (auth.Identity, error) {
+				if !dorisoauth.IsAccessToken(token) {
+					return auth.Identity{}, auth.ErrNotRecognized
+				}
+				return oauthServer.Verify(ctx, token)
+			}))
+		}
+		authn, err := auth.New(ctx, cfg.Auth, cfg.authBind(), auth.Options{Logger: log, Policy: policy, First: first})
+		if err != nil {
+			stop()
+			return mcp.HTTPOptions{}, nil, err
+		}
+		o.Identify, o.ScopeChallenge = authn.Identify, authn.ScopeChallenge
+		if o.Mount == nil {
+			o.Mount = map[string]http.Handler{}
+		}
+		for pattern, h := range authn.Mount() {
+			if _, taken := o.Mount[pattern]; !taken { // Doris OAuth's metadata wins
+				o.Mount[pattern] = h
+			}
+		}
+	}
+	return o, stop, nil
 }
 
 func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runtime, log *slog.Logger) error {
-	opts, err := httpOptions(ctx, cfg, rt, log)
+	opts, stop, err := httpOptions(ctx, cfg, rt, log)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	ln, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		return err

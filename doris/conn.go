@@ -82,7 +82,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			continue
 		}
 		c.preferred.Store(int32(idx))
-		tc := &trackedConn{conn: dc, addr: c.addrs[idx], catalog: "internal", database: c.database, dbKnown: true}
+		tc := &trackedConn{conn: dc, addr: c.addrs[idx], home: c.database, catalog: "internal", database: c.database, dbKnown: true}
 		if err := tc.loadID(ctx); err != nil {
 			dc.Close()
 			return nil, err
@@ -105,6 +105,7 @@ type trackedConn struct {
 	conn driver.Conn
 	addr string
 	id   int64
+	home string // the route's session database (DORIS_DATABASE, or the identity's own)
 
 	// Session state, touched only by the goroutine holding the connection:
 	// the current catalog, and the current database when dbKnown (after a

@@ -229,7 +229,7 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 		catalog = "internal"
 	}
 	if database == "" && catalog == "internal" {
-		database = r.cfg.Database
+		database = tc.home
 	}
 	if tc.catalog != catalog {
 		tc.catalog, tc.dbKnown = "", false // unknown until SWITCH succeeds

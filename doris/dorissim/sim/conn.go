@@ -289,7 +289,7 @@ func (c *conn) handshake() error {
 		c.pw.seq = c.pr.seq + 1
 	}
 	host, _ := hostPort(c.remote)
-	pw, known := c.s.opts.Users[user]
+	pw, known := c.s.password(user)
 	want := nativeScramble(scramble, pw)
 	if !known || subtle.ConstantTimeCompare(want, auth) != 1 {
 		using := "YES"

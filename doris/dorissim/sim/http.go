@@ -36,7 +36,7 @@ func (s *Server) auth(w http.ResponseWriter, r *http.Request) (string, bool) {
 		writeEnvelope(w, "Unauthorized", 401, "Need auth information.")
 		return "", false
 	}
-	want, known := s.opts.Users[u]
+	want, known := s.password(u)
 	if !known || subtle.ConstantTimeCompare([]byte(want), []byte(p)) != 1 {
 		host, _ := hostPort(r.RemoteAddr)
 		writeEnvelope(w, "Unauthorized", 401, fmt.Sprintf("Access denied for user '%s'@'%s' (using password: YES)", u, host))

@@ -107,6 +107,7 @@ type Server struct {
 	wgs          *workloadGroups // workload groups (workload.go)
 	httpFaultsMu sync.Mutex      // protects httpFaults
 	httpFaults   []*httpFaultState
+	accounts   *accounts
 }
 
 type stats struct {
@@ -142,7 +143,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	s := &Server{opts: o, log: log, started: time.Now(), prof: p, conns: map[*conn]struct{}{},
 		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000),
-		act: newActivity(), wgs: newWorkloadGroups(p)}
+		act: newActivity(), wgs: newWorkloadGroups(p), accounts: newAccounts(o.Users)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
@@ -393,7 +394,7 @@ func (s *Server) isAdmin(user string) bool {
 // adminAccount returns the first admin with a password in Users.
 func (s *Server) adminAccount() (string, string, bool) {
 	for _, a := range s.opts.Admins {
-		if pw, ok := s.opts.Users[a]; ok {
+		if pw, ok := s.password(a); ok {
 			return a, pw, true
 		}
 	}
