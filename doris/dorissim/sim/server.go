@@ -99,6 +99,7 @@ type Server struct {
 	profiles   *profileStore
 	stats      stats
 	audit      *auditWriter
+	pipe       *pipeline // loads, stream loads, MVs, table versions
 }
 
 type stats struct {
@@ -134,6 +135,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
+	s.pipe = newPipeline()
 	l, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("sim: listen %s: %w", o.Listen, err)
@@ -156,6 +158,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 	}
 	s.startAudit()
+	s.startMVScheduler()
 	s.wg.Add(1)
 	go s.acceptLoop(l)
 	log.Info("doris simulator started", "mysql", s.addr, "fe_http", s.FEAddr(), "be_http", s.BEAddr(),
@@ -318,6 +321,7 @@ func (s *Server) Close() error {
 	s.fe.stop()
 	s.be.stop()
 	s.audit.stop()
+	s.pipe.close()
 	s.wg.Wait()
 	s.log.Info("doris simulator stopped")
 	return nil
