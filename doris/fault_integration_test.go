@@ -28,6 +28,8 @@ var boundChildren = map[string][]string{
 	"doris_catalog": {"list_catalogs", "list_databases", "list_tables", "get_table_context", "get_table_size"},
 	"doris_query":   {"execute_query", "explain_query", "get_query_profile", "diagnose_query_performance", "list_slow_queries"},
 	"doris_cluster": {"list_cluster_nodes", "get_runtime_capabilities"},
+	"doris_pipeline": {"get_ingestion_status", "diagnose_ingestion", "get_materialized_view_status", "monitor_data_freshness",
+		"analyze_data_dependencies"},
 }
 
 func TestDorisDownAtStartThenUp(t *testing.T) {
@@ -91,6 +93,10 @@ func argsFor(child string) map[string]any {
 		return map[string]any{"sql": "SELECT COUNT(*) FROM orders"}
 	case "list_slow_queries":
 		return map[string]any{"window_minutes": 5000}
+	case "diagnose_ingestion", "monitor_data_freshness":
+		return map[string]any{"database": "demo", "table": "orders"}
+	case "analyze_data_dependencies":
+		return map[string]any{"object": "orders"}
 	}
 	return map[string]any{}
 }

@@ -390,8 +390,8 @@ func TestPipelineDependencies(t *testing.T) {
 				"CREATE MATERIALIZED VIEW mv_"+base+" BUILD DEFERRED REFRESH AUTO ON MANUAL AS SELECT COUNT(*) AS n FROM demo."+base,
 				"INSERT INTO "+copyTable+" SELECT id, name FROM "+base+" WHERE id > 0 /* FROM not_a_table */")
 			want := map[string]string{ // source -> target: evidence
-				"internal.demo." + base + "->internal.demo.v_" + base:  "views",
-				"internal.demo." + base + "->internal.demo.mv_" + base: "mv_infos",
+				"internal.demo." + base + "->internal.demo.v_" + base:    "views",
+				"internal.demo." + base + "->internal.demo.mv_" + base:   "mv_infos",
 				"internal.demo." + base + "->internal.demo." + copyTable: "audit_log",
 			}
 			var got struct {
@@ -614,4 +614,63 @@ func TestPipelineSecretsNeverLeave(t *testing.T) {
 	if len(stmts) < 2 || !strings.Contains(fmt.Sprint(stmts), "'***'") {
 		t.Fatalf("redacted statements %v", stmts)
 	}
+}
+
+// TestPipelineDemoFirstTry runs the demo's ingestion history and asks each
+// pipeline child what a DBA would ask first, as the demo's read-only
+// account: every answer finds something true.
+func TestPipelineDemoFirstTry(t *testing.T) {
+	e := newEnv(t, envOpts{profile: "3.0"})
+	t.Cleanup(func() {
+		e.db.Exec(context.Background(), "DROP TABLE IF EXISTS demo.mv_event_counts", "DROP TABLE IF EXISTS demo.web_events")
+	})
+	if err := e.sim.LoadDemoPipeline(context.Background(), mariadb.WriterUser); err != nil {
+		t.Fatal(err)
+	}
+	var jobs jobList
+	ev := e.ok("doris_pipeline", "get_ingestion_status", map[string]any{})
+	ev.decode(t, &jobs)
+	states := map[string]int{}
+	for _, it := range jobs.Items {
+		if it.JobType == "stream_load" && str(it.Table) == "web_events" {
+			states[str(it.State)]++
+		}
+	}
+	if states["Success"] != 2 || states["Fail"] != 1 {
+		t.Fatalf("demo loads %v: %s", states, ev.raw)
+	}
+	t.Logf("get_ingestion_status {} -> %s", ev.Data)
+
+	var d ingestionDiagnosis
+	e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": "web_events"}).decode(t, &d)
+	if !d.has("INGESTION_JOB_FAILED") || !d.has("INGESTION_ROWS_FILTERED") || d.Sections["freshness"].Data["status"] != "fresh" {
+		t.Fatalf("demo diagnosis %+v", d)
+	}
+	var mvs struct {
+		Items []mvItem `json:"items"`
+	}
+	e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{}).decode(t, &mvs)
+	if len(mvs.Items) != 1 || mvs.Items[0].Name != "mv_event_counts" || mvs.Items[0].Sync != false {
+		t.Fatalf("demo MVs %+v", mvs.Items)
+	}
+	var f struct {
+		Method, Status string
+	}
+	e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "web_events"}).decode(t, &f)
+	if f.Method != "partition_visible_time" || f.Status != "fresh" {
+		t.Fatalf("demo freshness %+v", f)
+	}
+	eventually(t, "the backfill reaches the audit log", func() bool {
+		var g struct {
+			Edges []depEdge `json:"edges"`
+		}
+		ev = e.ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "web_events"})
+		ev.decode(t, &g)
+		found := map[string]bool{}
+		for _, ed := range g.Edges {
+			found[ed.Source+"->"+ed.Target] = true
+		}
+		return found["internal.demo.orders->internal.demo.web_events"] && found["internal.demo.web_events->internal.demo.mv_event_counts"]
+	})
+	t.Logf("analyze_data_dependencies {object: web_events} -> %s", ev.raw)
 }

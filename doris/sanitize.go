@@ -36,6 +36,11 @@ func redactSQL(sql string) string {
 		b.WriteString(sql[last:t.Pos])
 		switch t.Kind {
 		case guard.TokString:
+			// Adjacent literals ('a''b' is two in Doris after X'..')
+			// must not merge into one once masked.
+			if s := b.String(); len(s) > 0 && (s[len(s)-1] == '\'' || s[len(s)-1] == '"') {
+				b.WriteByte(' ')
+			}
 			b.WriteString("'***'")
 		case guard.TokComment:
 			// dropped; the whitespace around it is kept
@@ -56,7 +61,7 @@ func redactSQL(sql string) string {
 
 var (
 	// key = value, key: value, "key" = "value" where the key names a secret.
-	reSecretPair = regexp.MustCompile(`(?i)(["']?[\w.\-]*(?:password|passwd|pwd|secret|token|credential|access[_.\-]?key|private[_.\-]?key|api[_.\-]?key|sasl[\w.\-]*)["']?\s*(?:=|:)\s*)("[^"]*"|'[^']*'|[^\s,;)}\]]+)`)
+	reSecretPair = regexp.MustCompile(`(?i)(["']?[\w.\-]*(?:password|passwd|pwd|secret|token|credential|access[_.\-]?key|private[_.\-]?key|api[_.\-]?key|sasl)[\w.\-]*["']?\s*(?:=|:)\s*)("[^"]*"|'[^']*'|[^\s,;)}\]]+)`)
 	// scheme://user:password@host
 	reURLCredential = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\s:@'"]+:[^/\s@'"]+@`)
 	// Authorization: Bearer <token>, Basic <token>
@@ -64,17 +69,21 @@ var (
 	// AWS-style access key ids and long opaque tokens.
 	reAccessKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AIDA)[0-9A-Z]{16}\b`)
 	reOpaque      = regexp.MustCompile(`\b[A-Za-z0-9+/_\-]{40,}={0,2}`)
+	// Data values an error message quotes: Duplicate entry 'x', value 'x'.
+	reQuotedValue = regexp.MustCompile(`(?i)\b((?:entry|value|values|src value is|input str)\s*:?\s*)('[^']*'|"[^"]*"|\[[^\]]*\])`)
 	// IDENTIFIED BY 'x' in text that is not a whole statement.
 	reIdentified = regexp.MustCompile(`(?i)(identified\s+by\s+(?:password\s+)?)('[^']*'|"[^"]*"|\S+)`)
 )
 
 // redactText masks credentials in free text such as an error message:
 // values of secret-named keys, passwords in URLs and IDENTIFIED BY,
-// bearer tokens, access key ids and long opaque tokens.
+// bearer tokens, access key ids, long opaque tokens, and data values an
+// error quotes (Duplicate entry '...', value '...').
 func redactText(s string) string {
 	s = reURLCredential.ReplaceAllString(s, "${1}***@")
 	s = reIdentified.ReplaceAllString(s, "${1}'***'")
 	s = reSecretPair.ReplaceAllString(s, "${1}***")
+	s = reQuotedValue.ReplaceAllString(s, "${1}'***'")
 	s = reBearer.ReplaceAllString(s, "$1 ***")
 	s = reAccessKeyID.ReplaceAllString(s, "***")
 	s = reOpaque.ReplaceAllString(s, "***")
