@@ -184,8 +184,14 @@ func (c *conn) createMV(sql string, ts []token) error {
 	}
 	mv.id, mv.jobID = c.s.pipe.id(), c.s.pipe.id()
 	if mv.trigger == "SCHEDULE" {
+		// The first scheduled run: STARTS when it is ahead, else the next
+		// slot of the schedule (a view built now waits a whole interval).
+		now := time.Now()
 		mv.nextRun = mv.starts
-		for mv.nextRun.Before(time.Now()) && mv.build == "DEFERRED" {
+		if mv.build == "IMMEDIATE" && !mv.nextRun.After(now) {
+			mv.nextRun = now.Add(mv.interval())
+		}
+		for mv.nextRun.Before(now) {
 			mv.nextRun = mv.nextRun.Add(mv.interval())
 		}
 	}
@@ -194,9 +200,6 @@ func (c *conn) createMV(sql string, ts []token) error {
 	c.s.pipe.mu.Unlock()
 	if mv.build == "IMMEDIATE" {
 		c.s.refreshMV(mv, "MANUAL", true)
-		if mv.trigger == "SCHEDULE" {
-			mv.nextRun = time.Now().Add(mv.interval())
-		}
 	}
 	return c.sendOK(0, "")
 }

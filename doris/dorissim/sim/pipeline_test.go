@@ -475,3 +475,25 @@ func TestViewsAreListed(t *testing.T) {
 		t.Fatalf("views %v", r.rows)
 	}
 }
+
+// TestInformationSchemaPartitionsMove: information_schema.partitions is
+// answered by the upstream, whose UPDATE_TIME moves when data is written
+// through the simulator.
+func TestInformationSchemaPartitionsMove(t *testing.T) {
+	s, in := startSim(t, "4.0")
+	table := loadTable(t, in, "isp")
+	w := open(t, s.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
+	q := "SELECT UPDATE_TIME FROM information_schema.partitions WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = '" + table + "'"
+	before := mustQuery(t, w, q)
+	if _, err := w.Exec("INSERT INTO " + table + " (id, name) VALUES (1, 'a')"); err != nil {
+		t.Fatal(err)
+	}
+	after := mustQuery(t, w, q)
+	if len(after.rows) != 1 || !after.rows[0][0].Valid {
+		t.Fatalf("partitions after a write %v (before %v)", after.rows, before.rows)
+	}
+	at, err := time.ParseInLocation("2006-01-02 15:04:05", after.rows[0][0].String, time.Local)
+	if err != nil || time.Since(at) > time.Minute {
+		t.Fatalf("UPDATE_TIME %v: %v", after.rows[0][0].String, err)
+	}
+}
