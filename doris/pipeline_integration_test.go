@@ -656,10 +656,12 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 	var f struct {
 		Method, Status string
 	}
-	e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "web_events"}).decode(t, &f)
+	ev = e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "web_events"})
+	ev.decode(t, &f)
 	if f.Method != "partition_visible_time" || f.Status != "fresh" {
 		t.Fatalf("demo freshness %+v", f)
 	}
+	t.Logf("monitor_data_freshness {database: demo, table: web_events} -> %s", ev.Data)
 	eventually(t, "the backfill reaches the audit log", func() bool {
 		var g struct {
 			Edges []depEdge `json:"edges"`
