@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -675,4 +678,50 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 		return found["internal.demo.orders->internal.demo.web_events"] && found["internal.demo.web_events->internal.demo.mv_event_counts"]
 	})
 	t.Logf("analyze_data_dependencies {object: web_events} -> %s", ev.raw)
+}
+
+var updatePipelineGoldens = flag.Bool("update-pipeline", false, "rewrite testdata/golden/pipeline-availability-*.json")
+
+// TestPipelineManifestGoldens pins what a Host discovers of doris_pipeline
+// on each simulated release (availability, variant, reasons), and checks
+// the live manifest's byte budget. Run with -update-pipeline after an
+// intended change.
+func TestPipelineManifestGoldens(t *testing.T) {
+	for _, profile := range pipelineProfiles {
+		t.Run(profile, func(t *testing.T) {
+			e := newEnv(t, envOpts{profile: profile})
+			m := e.discover("doris_pipeline")
+			if n := len(m.raw); n > 16<<10 {
+				t.Fatalf("manifest is %d bytes, budget 16384", n)
+			}
+			var doc struct {
+				Children []map[string]any `json:"children"`
+			}
+			if err := json.Unmarshal(m.raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var got []map[string]any
+			for _, c := range doc.Children {
+				got = append(got, map[string]any{"name": c["name"], "availability": c["availability"],
+					"version_support": c["version_support"]})
+			}
+			b, _ := json.MarshalIndent(got, "", "  ")
+			b = append(b, '\n')
+			path := filepath.Join("..", "testdata", "golden", "pipeline-availability-"+profile+".json")
+			if *updatePipelineGoldens {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./doris -run TestPipelineManifestGoldens -update-pipeline)", err)
+			}
+			if string(want) != string(b) {
+				t.Fatalf("%s differs from the live manifest:\n%s", path, b)
+			}
+			t.Logf("doris_pipeline manifest on %s: %d bytes (budget 16384)", profile, len(m.raw))
+		})
+	}
 }
