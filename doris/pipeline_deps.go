@@ -200,9 +200,13 @@ type hop struct {
 func traverse(edges []*dependencyEdge, root objectName, direction string, depth int) (hops []hop, cut bool) {
 	up := map[string][]*dependencyEdge{}
 	down := map[string][]*dependencyEdge{}
+	srcKey := make(map[*dependencyEdge]string, len(edges))
+	dstKey := make(map[*dependencyEdge]string, len(edges))
 	for _, e := range edges {
-		up[e.Target.key()] = append(up[e.Target.key()], e)
-		down[e.Source.key()] = append(down[e.Source.key()], e)
+		s, d := e.Source.key(), e.Target.key()
+		srcKey[e], dstKey[e] = s, d
+		up[d] = append(up[d], e)
+		down[s] = append(down[s], e)
 	}
 	seenEdge := map[*dependencyEdge]bool{}
 	for _, dir := range []string{"upstream", "downstream"} {
@@ -227,9 +231,9 @@ func traverse(edges []*dependencyEdge, root objectName, direction string, depth 
 					}
 					seenEdge[e] = true
 					hops = append(hops, hop{e, dir, d})
-					other := e.Target.key()
+					other := dstKey[e]
 					if dir == "upstream" {
-						other = e.Source.key()
+						other = srcKey[e]
 					}
 					if !visited[other] {
 						visited[other] = true

@@ -725,3 +725,35 @@ func TestPipelineManifestGoldens(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineDiagnoseWindowIsExact: window_minutes is applied in minutes
+// by Doris's clock, never rounded up: a load audited 10 minutes ago is
+// outside a 9-minute window and inside an 11-minute one.
+func TestPipelineDiagnoseWindowIsExact(t *testing.T) {
+	for _, profile := range pipelineProfiles {
+		t.Run(profile, func(t *testing.T) {
+			e := writerEnv(t, profile)
+			table := pipeTable(t, e, "win", "id INT NOT NULL PRIMARY KEY")
+			if err := e.db.Exec(context.Background(), "INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+				"query_time, is_query, stmt) VALUES ('"+table+"-q', NOW() - INTERVAL 10 MINUTE, 'etl', 'internal', 'demo', 'OK', 12, 0, "+
+				"'INSERT INTO "+table+" SELECT id FROM staging_"+table+"')"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				e.db.Exec(context.Background(), "DELETE FROM __internal_schema.audit_log WHERE query_id = '"+table+"-q'")
+			})
+			for _, tc := range []struct {
+				window int
+				want   int
+			}{{9, 0}, {11, 1}} {
+				var d ingestionDiagnosis
+				e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
+					"window_minutes": tc.window}).decode(t, &d)
+				stmts, _ := d.Sections["audit"].Data["statements"].([]any)
+				if len(stmts) != tc.want {
+					t.Fatalf("window %d min: %d statements, want %d", tc.window, len(stmts), tc.want)
+				}
+			}
+		})
+	}
+}
