@@ -121,13 +121,17 @@ func (c *conn) insertStatement(sql string, ts []token) error {
 	}
 	job := &loadJob{id: c.s.pipe.id(), txn: c.s.pipe.txn(), db: db, table: table, label: label, user: c.user,
 		created: time.Now()}
+	q := rw.sql
+	if rw.timeout > 0 {
+		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
+	}
 	var r *result
 	var sent bool
 	var err error
 	if overwrite {
-		r, sent, err = c.overwrite(db, table, rw.sql, sql)
+		r, sent, err = c.overwrite(db, table, q, sql)
 	} else {
-		r, sent, err = c.upQuery(rw.sql, sql, 1)
+		r, sent, err = c.upQuery(q, sql, 1)
 	}
 	job.finish = time.Now()
 	if sent || err != nil {
