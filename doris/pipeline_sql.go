@@ -167,8 +167,8 @@ func parseSQLRefs(sql string) (sqlRefs, bool) {
 			}
 		}
 	}
-	if refs.Kind != "" && len(refs.Target) == 0 {
-		refs.Kind = ""
+	if refs.Kind != "" && (len(refs.Target) == 0 || len(refs.Target) > 3) {
+		refs.Kind, refs.Target = "", nil
 	}
 	// CTE names are not relations.
 	ctes := map[string]bool{}
@@ -194,8 +194,8 @@ func parseSQLRefs(sql string) (sqlRefs, bool) {
 	// arguments.
 	seen := map[string]bool{}
 	add := func(parts []string) {
-		if len(parts) == 1 && ctes[strings.ToLower(parts[0])] {
-			return
+		if len(parts) > 3 || len(parts) == 1 && ctes[strings.ToLower(parts[0])] {
+			return // not a relation name (catalog.db.table at most), or a CTE
 		}
 		k := strings.ToLower(strings.Join(parts, "\x00"))
 		if !seen[k] {

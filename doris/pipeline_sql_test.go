@@ -66,7 +66,8 @@ func TestRedactSQL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"CREATE USER u IDENTIFIED BY 'p@ss'", "CREATE USER u IDENTIFIED BY '***'"},
 		{`SELECT * FROM s3("uri" = "s3://ak:sk@b/x", "s3.secret_key" = "abc")`, `SELECT * FROM s3('***' = '***', '***' = '***')`},
-		{"SELECT 1 /* password=hunter2 */ FROM t -- token x\n", "SELECT 1  FROM t "},
+		{"SELECT 1 /* password=hunter2 */ FROM t -- token x\n", "SELECT 1   FROM t  "},
+		{"SELECT 2//**/*3", "SELECT 2/ *3"},
 		{"SELECT /*+ SET_VAR(query_timeout=10) */ 1", "SELECT /*+ SET_VAR(query_timeout=10) */ 1"},
 		{"SELECT /*+ SET_VAR(a='secret') */ 1", "SELECT /*+ *** */ 1"},
 		{"SELECT x'DEADBEEF', r'raw'", "SELECT '***', '***'"},

@@ -15,7 +15,7 @@ import (
 // SQL is redacted with the guard's Doris lexer, not with patterns: every
 // string literal becomes '***' (passwords in IDENTIFIED BY, keys in S3 or
 // catalog properties, tokens in URLs, personal values in predicates),
-// comments are dropped, and hints that carry a quoted value are blanked.
+// comments become a space, and hints that carry a quoted value are blanked.
 // What remains is the statement's shape: keywords, names, numbers and
 // operators. Text the lexer cannot read is withheld whole rather than
 // guessed at.
@@ -43,7 +43,9 @@ func redactSQL(sql string) string {
 			}
 			b.WriteString("'***'")
 		case guard.TokComment:
-			// dropped; the whitespace around it is kept
+			// Dropped, but what it separated stays apart: "/ /**/ *"
+			// must not become "/*".
+			b.WriteByte(' ')
 		case guard.TokHint:
 			if strings.ContainsAny(t.Text, `'"`) {
 				b.WriteString("/*+ *** */")
