@@ -155,9 +155,15 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	}
 	_ = os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	data := filepath.Join(dir, "data")
+	// Temporary tables (information_schema queries use them) live in the
+	// instance's own directory: in the shared /tmp, files of concurrent
+	// instances collide and vanish under a running server, which then crashes.
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
 	t0 := time.Now()
 	inst := exec.CommandContext(ctx, install, "--no-defaults", "--auth-root-authentication-method=normal",
-		"--datadir="+data, "--innodb-log-file-size=8M")
+		"--datadir="+data, "--innodb-log-file-size=8M", "--tmpdir="+filepath.Join(dir, "tmp"))
 	inst.Dir = dir
 	if out, err := inst.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
@@ -196,7 +202,7 @@ func launch(ctx context.Context, server, dir, data, rootPW string, log *slog.Log
 		args = append(args, "--user=root")
 	}
 	args = append(args, "--datadir="+data, "--socket="+filepath.Join(dir, "sock"),
-		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve", "--tmpdir="+filepath.Join(dir, "tmp"),
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF",
 		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"))
 	cmd := exec.Command(server, args...)
