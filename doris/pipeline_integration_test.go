@@ -565,7 +565,7 @@ func TestPipelineDiagnoseOptionalSectionFails(t *testing.T) {
 		d.Sections["ingestion"].Status != "success" {
 		t.Fatalf("slow audit: %s", ev.raw)
 	}
-	t.Logf("ingestionDiagnosis with a section past its 2 s bound answered in %v", took)
+	t.Logf("the diagnosis with a section past its 2 s bound answered in %v", took)
 }
 
 // TestPipelineSecretsNeverLeave plants secrets in audit statements, a view
