@@ -30,6 +30,8 @@ var boundChildren = map[string][]string{
 	"doris_cluster": {"get_cluster_overview", "list_cluster_nodes", "list_active_tasks", "get_monitoring_metrics",
 		"get_memory_stats", "get_cache_status", "get_compaction_status", "get_workload_group_status",
 		"get_compute_group_status", "analyze_resource_growth", "get_runtime_capabilities"},
+	"doris_pipeline": {"get_ingestion_status", "diagnose_ingestion", "get_materialized_view_status", "monitor_data_freshness",
+		"analyze_data_dependencies"},
 }
 
 // cloudOnly are bound children an integrated deployment cannot call.
@@ -100,6 +102,10 @@ func argsFor(child string) map[string]any {
 		return map[string]any{"sql": "SELECT COUNT(*) FROM orders"}
 	case "list_slow_queries":
 		return map[string]any{"window_minutes": 5000}
+	case "diagnose_ingestion", "monitor_data_freshness":
+		return map[string]any{"database": "demo", "table": "orders"}
+	case "analyze_data_dependencies":
+		return map[string]any{"object": "orders"}
 	}
 	return map[string]any{}
 }

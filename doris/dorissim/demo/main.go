@@ -66,6 +66,12 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server s
 	if err != nil {
 		return err
 	}
+	pipeline := "Ingestion history: 3 stream loads and an INSERT job into demo.web_events, and the\n" +
+		"materialized view demo.mv_event_counts (left out of sync by the last successful load)."
+	if err := s.LoadDemoPipeline(ctx, mariadb.WriterUser); err != nil {
+		log.Warn("demo ingestion history not loaded", "err", err)
+		pipeline = "Ingestion history: not loaded (see the log)."
+	}
 	host, port := split(s.Addr())
 	feHost, fePort := split(s.FEAddr())
 	beHost, bePort := split(s.BEAddr())
@@ -87,10 +93,15 @@ Environment for the MCP server:
 Other accounts: root / %s (ADMIN), %s / %s (may write to demo).
 Try: mariadb -h %s -P %s -u %s -p%s %s -e 'SELECT @@version_comment; SHOW FULL TABLES'
 
+%s
+Stream Load: printf '9001,2025-01-01 00:00:00,1,view,/\n' > rows.csv
+  curl --location-trusted -u %s:%s -H "label:try_1" -H "column_separator:," -T rows.csv http://%s/api/demo/web_events/_stream_load
+
 Press Ctrl-C to stop.
 `, s.VersionComment(), db.Addr(), host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase,
 		feHost, fePort, beHost, bePort, semanticEnv(log, server), db.RootPassword(), mariadb.WriterUser, mariadb.WriterPassword,
-		host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase)
+		host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase,
+		pipeline, mariadb.WriterUser, mariadb.WriterPassword, s.FEAddr())
 	<-ctx.Done()
 	log.Info("shutting down")
 	return s.Close()

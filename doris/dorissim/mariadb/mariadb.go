@@ -215,10 +215,9 @@ func launch(ctx context.Context, server, dir, data, rootPW string, log *slog.Log
 		args = append(args, "--user=root")
 	}
 	args = append(args, "--datadir="+data, "--socket="+filepath.Join(dir, "sock"),
-		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve", "--tmpdir="+filepath.Join(dir, "tmp"),
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF",
-		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"),
-		"--tmpdir="+filepath.Join(dir, "tmp"))
+		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"))
 	cmd := exec.Command(server, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()

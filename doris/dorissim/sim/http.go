@@ -180,6 +180,7 @@ func (s *Server) feHandler() http.Handler {
 		}
 		ok(w, map[string]any{"columnNames": append([]string{"Frontend"}, currentQueriesCols...), "rows": rows})
 	})
+	s.streamLoadRoutes(mux, true)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.stats.requests.Add(1)
 		writeEnvelope(w, "Not Found", 404, "Not Found")
@@ -222,6 +223,7 @@ func (s *Server) beHandler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_, _ = w.Write([]byte(s.beMetrics()))
 	})
+	s.streamLoadRoutes(mux, false)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	})

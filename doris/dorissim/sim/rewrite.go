@@ -220,7 +220,11 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			for j := k + 2; j < end && j < len(idx); j++ {
 				args = append(args, all[idx[j]])
 			}
-			if d := tvfDerived(t.ident(), args); d != "" && end < len(idx) {
+			d, derr := c.tableFunction(t.ident(), args)
+			if derr != nil {
+				return res, derr
+			}
+			if d != "" && end < len(idx) {
 				all[idx[k]].text = d
 				blank(k, end)
 				addAlias(k, end, strings.ToLower(t.ident()))

@@ -107,7 +107,8 @@ type Server struct {
 	wgs          *workloadGroups // workload groups (workload.go)
 	httpFaultsMu sync.Mutex      // protects httpFaults
 	httpFaults   []*httpFaultState
-	accounts   *accounts
+	accounts     *accounts
+	pipe         *pipeline // loads, stream loads, MVs, table versions
 }
 
 type stats struct {
@@ -147,6 +148,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}
+	s.pipe = newPipeline()
 	l, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("sim: listen %s: %w", o.Listen, err)
@@ -169,6 +171,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 	}
 	s.startAudit()
+	s.startMVScheduler()
 	s.wg.Add(1)
 	go s.acceptLoop(l)
 	log.Info("doris simulator started", "mysql", s.addr, "fe_http", s.FEAddr(), "be_http", s.BEAddr(),
@@ -334,6 +337,7 @@ func (s *Server) Close() error {
 	s.fe.stop()
 	s.be.stop()
 	s.audit.stop()
+	s.pipe.close()
 	s.wg.Wait()
 	s.log.Info("doris simulator stopped")
 	return nil

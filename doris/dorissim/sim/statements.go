@@ -23,6 +23,9 @@ func (c *conn) execute(sql string) error {
 		}
 		return token{}
 	}
+	if handled, err := c.pipelineStatement(sql, ts); handled {
+		return err
+	}
 	switch {
 	case ts[0].is("SHOW"):
 		return c.show(sql, ts)
@@ -146,6 +149,9 @@ func (c *conn) show(sql string, ts []token) error {
 		i++
 	}
 	w := at(i)
+	if handled, err := c.showPipeline(ts[i:]); handled {
+		return err
+	}
 	switch {
 	case w.is("FRONTENDS") && !full:
 		if !p.atLeast("3.0") && !c.admin {
@@ -222,7 +228,7 @@ func (c *conn) show(sql string, ts []token) error {
 	case w.is("CREATE") && at(i+1).is("TABLE"):
 		return c.showCreateTable(sql, ts, i+2)
 	case w.is("PARTITIONS") && (at(i+1).is("FROM") || at(i+1).is("IN")):
-		return c.showPartitions(ts, i+2)
+		return c.showPartitionsOf(ts, i+2)
 	}
 	if cols := cannedEmpty(ts[i:]); cols != nil {
 		return c.sendResult(cols, nil)
@@ -625,44 +631,6 @@ func (c *conn) showTableStatus(sql string, ts []token, i int) error {
 		rows = append(rows, out)
 	}
 	return c.sendResult(cols, rows)
-}
-
-func (c *conn) showPartitions(ts []token, i int) error {
-	q, _, ok := parseTableRef(ts, i)
-	if !ok {
-		return c.send(newDorisErr(1105, "HY000", "Invalid table name"))
-	}
-	if derr := c.checkCatalog(q.catalog); derr != nil {
-		return c.send(derr)
-	}
-	db := q.db
-	if db == "" {
-		db, _, _ = c.snapshot()
-	}
-	r, sent, err := c.upQuery(fmt.Sprintf("SELECT TABLE_ROWS, DATA_LENGTH, COALESCE(UPDATE_TIME, CREATE_TIME), TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
-		quoteString(db), quoteString(q.table)), "", 10)
-	if sent || err != nil {
-		return err
-	}
-	if len(r.rows) == 0 {
-		return c.send(&dorisErr{1051, "42S02", fmt.Sprintf("errCode = 2, detailMessage = Unknown table '%s'", q.table)})
-	}
-	row := r.rows[0]
-	cols := []string{"PartitionId", "PartitionName", "VisibleVersion", "VisibleVersionTime", "State", "PartitionKey",
-		"Range", "DistributionKey", "Buckets", "ReplicationNum", "StorageMedium", "CooldownTime", "RemoteStoragePolicy",
-		"LastConsistencyCheckTime", "DataSize", "IsInMemory", "ReplicaAllocation", "IsMutable", "SyncWithBaseTables",
-		"UnsyncTables"}
-	p := c.s.profile()
-	if p.atLeast("3.0") {
-		cols = append(cols, "CommittedVersion", "RowCount")
-	}
-	size, _ := strconv.ParseInt(deref(row[1]), 10, 64)
-	out := []any{"1" + dbID(db+"."+q.table), q.table, "4", deref(row[2]), "NORMAL", "", "", "", "10", "1", "HDD",
-		"9999-12-31 23:59:59", "", nil, humanSize(size), "false", "tag.location.default: 1", "true", "true", nil}
-	if p.atLeast("3.0") {
-		out = append(out, "4", deref(row[0]))
-	}
-	return c.sendResult(cols, [][]any{out})
 }
 
 // humanSize formats bytes like Doris ("27.396 KB", "0.000").
