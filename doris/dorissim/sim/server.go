@@ -49,6 +49,10 @@ type Options struct {
 	// NoAuditLog stops the simulator from appending executed client
 	// statements to __internal_schema.audit_log (done through the admin account).
 	NoAuditLog bool
+	// FEConfig overrides FE configuration values (what fe.conf sets), by
+	// key, e.g. {"authentication_type": "ldap"}. SHOW FRONTEND CONFIG
+	// reports them; see feconfig.go for the keys the simulator knows.
+	FEConfig map[string]string
 }
 
 // Fault describes misbehaviour injected into matching client statements.
@@ -99,6 +103,7 @@ type Server struct {
 	profiles   *profileStore
 	stats      stats
 	audit      *auditWriter
+	feConf     *feConfig
 }
 
 type stats struct {
@@ -130,7 +135,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		log = slog.Default()
 	}
 	s := &Server{opts: o, log: log, started: time.Now(), prof: p, conns: map[*conn]struct{}{},
-		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000)}
+		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000),
+		feConf: newFEConfig(o.FEConfig)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}

@@ -41,6 +41,9 @@ func (c *conn) execute(sql string) error {
 	case ts[0].is("KILL"):
 		return c.killStatement(sql, ts)
 	}
+	if ok, err := c.governanceStatement(sql, ts); ok {
+		return err
+	}
 	return c.forward(sql)
 }
 
@@ -144,6 +147,9 @@ func (c *conn) show(sql string, ts []token) error {
 		i++
 	}
 	w := at(i)
+	if ok, err := c.showGovernance(sql, ts, i, full); ok {
+		return err
+	}
 	switch {
 	case w.is("FRONTENDS") && !full:
 		if !p.atLeast("3.0") && !c.admin {
@@ -215,17 +221,6 @@ func (c *conn) show(sql string, ts []token) error {
 		return c.showTableStatus(sql, ts, i+2)
 	case w.is("GRANTS") || (w.is("ALL") && at(i+1).is("GRANTS")):
 		return c.showGrants(sql, ts)
-	case w.is("ROLES"):
-		if !c.admin {
-			return c.send(&dorisErr{1227, "42000", "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Grant_priv) privilege(s) for this operation"})
-		}
-		return c.sendResult(p.rolesCols(), p.rolesRows())
-	case w.is("FRONTEND") && at(i+1).is("CONFIG"):
-		pat := ""
-		if at(i + 2).is("LIKE") {
-			pat = at(i + 3).str()
-		}
-		return c.sendResult([]string{"Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"}, feConfigRows(pat))
 	case w.is("CREATE") && at(i+1).is("TABLE"):
 		return c.showCreateTable(sql, ts, i+2)
 	case w.is("PARTITIONS") && (at(i+1).is("FROM") || at(i+1).is("IN")):
