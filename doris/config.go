@@ -43,6 +43,21 @@ type Config struct {
 	CapabilityTTL time.Duration // CAPABILITY_SNAPSHOT_TTL_SECONDS
 	ProbeTimeout  time.Duration // CAPABILITY_PROBE_TIMEOUT_SECONDS
 	StaleGrace    time.Duration // CAPABILITY_STALE_GRACE_SECONDS
+
+	Governance GovernanceConfig
+}
+
+// GovernanceConfig bounds the doris_governance children.
+type GovernanceConfig struct {
+	MaxSampleRatio     float64 // GOVERNANCE_MAX_SAMPLE_RATIO: analyze_columns sampling ceiling, (0, 1]
+	MaxAuditWindowDays int     // GOVERNANCE_MAX_AUDIT_WINDOW_DAYS: audit history a call may read, 1..365
+	MaxLineageEdges    int     // GOVERNANCE_MAX_LINEAGE_EDGES: edges of one trace, 1..5000
+	// LineageStoreTable is GOVERNANCE_LINEAGE_STORE_TABLE: db.table or
+	// catalog.db.table of native lineage events; empty means none.
+	LineageStoreTable string
+	// RecentEventMinutes is GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES: how
+	// old the newest lineage event may be for the store to count as live.
+	RecentEventMinutes int
 }
 
 // Absolute ceilings no configuration may exceed.
@@ -81,6 +96,8 @@ func DefaultConfig() Config {
 		CapabilityTTL:          300 * time.Second,
 		ProbeTimeout:           5 * time.Second,
 		StaleGrace:             900 * time.Second,
+		Governance: GovernanceConfig{MaxSampleRatio: 0.25, MaxAuditWindowDays: 30, MaxLineageEdges: 500,
+			RecentEventMinutes: 1440},
 	}
 }
 
@@ -159,6 +176,24 @@ func (c *Config) Validate() []error {
 	}
 	if c.StaleGrace < 0 || c.StaleGrace > 86400*time.Second {
 		fail("CAPABILITY_STALE_GRACE_SECONDS", "%s is outside 0..86400 seconds", c.StaleGrace)
+	}
+	g := c.Governance
+	if !(g.MaxSampleRatio > 0 && g.MaxSampleRatio <= 1) {
+		fail("GOVERNANCE_MAX_SAMPLE_RATIO", "%v is outside (0, 1]", g.MaxSampleRatio)
+	}
+	if g.MaxAuditWindowDays < 1 || g.MaxAuditWindowDays > 365 {
+		fail("GOVERNANCE_MAX_AUDIT_WINDOW_DAYS", "%d is outside 1..365", g.MaxAuditWindowDays)
+	}
+	if g.MaxLineageEdges < 1 || g.MaxLineageEdges > 5000 {
+		fail("GOVERNANCE_MAX_LINEAGE_EDGES", "%d is outside 1..5000", g.MaxLineageEdges)
+	}
+	if g.RecentEventMinutes < 1 || g.RecentEventMinutes > 525600 {
+		fail("GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES", "%d is outside 1..525600", g.RecentEventMinutes)
+	}
+	if g.LineageStoreTable != "" {
+		if _, err := lineageStoreParts(g.LineageStoreTable); err != nil {
+			fail("GOVERNANCE_LINEAGE_STORE_TABLE", "%q is not db.table or catalog.db.table of plain names", g.LineageStoreTable)
+		}
 	}
 	return errs
 }

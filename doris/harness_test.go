@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -75,6 +76,10 @@ type envOpts struct {
 	// noAudit stops the simulator from appending statements to the audit
 	// log (its background writer competes for the CPU in benchmarks).
 	noAudit bool
+	// users are extra accounts the simulator accepts (they must exist in
+	// MariaDB with the same password); feConfig stands for fe.conf.
+	users    map[string]string
+	feConfig map[string]string
 }
 
 // newEnv starts a simulator (profile "3.0" unless given) and a runtime
@@ -92,6 +97,11 @@ func newEnv(t testing.TB, o envOpts) *env {
 		simOpts.FEHTTP = ""
 	}
 	simOpts.NoAuditLog = o.noAudit
+	if len(o.users) > 0 {
+		simOpts.Users = maps.Clone(simOpts.Users)
+		maps.Copy(simOpts.Users, o.users)
+	}
+	simOpts.FEConfig = o.feConfig
 	s, err := sim.Start(context.Background(), simOpts)
 	if err != nil {
 		t.Fatalf("start the Doris simulator: %v", err)

@@ -48,9 +48,8 @@ var errNotConfigured = errors.New("doris: provider not configured")
 // include (a resource-history store, a lineage store) or whose evidence it
 // does not read yet: their outcome is NOT_CONFIGURED, never a guess.
 var probeNotBuilt = map[string]bool{
-	"cluster.history_buckets":  true,
-	"governance.lineage_store": true,
-	"search.match_explain":     true,
+	"cluster.history_buckets": true,
+	"search.match_explain":    true,
 }
 
 // probe runs one probe and classifies its outcome. retry is zero when the
@@ -80,6 +79,9 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 		}
 		return ProbeFailed, failedRetry // the web server could not be reached
 	}
+	if f, ok := governanceProbeFuncs[id]; ok {
+		return f(r, ctx, rt)
+	}
 	q, ok := probeSQL[id]
 	if !ok {
 		return ProbeUnknown, 0
@@ -88,6 +90,11 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 	if err == nil {
 		return ProbeOK, 0
 	}
+	return r.probeFailure(ctx, err)
+}
+
+// probeFailure classifies a probe's failed read.
+func (r *Runtime) probeFailure(ctx context.Context, err error) (outcome string, retry time.Duration) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return ProbeTimeout, timeoutRetry
 	}
