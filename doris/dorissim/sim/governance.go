@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -27,6 +28,8 @@ func (c *conn) governanceStatement(sql string, ts []token) (ok bool, err error) 
 		return true, c.createFunction(sql, ts)
 	case at(0).is("DROP") && c.isFunctionDDL(ts, 1):
 		return true, c.dropFunction(ts)
+	case at(0).is("ALTER") && at(1).is("TABLE") && c.isTableSet(ts):
+		return true, c.alterTableSet(ts)
 	case at(0).is("ANALYZE") && at(1).is("TABLE"):
 		return true, c.analyzeTable(ts)
 	case at(0).is("CREATE") && at(1).is("ROLE"):
@@ -144,5 +147,71 @@ func governanceSeed() []string {
 			"created DATETIME NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS `" + simSchema + "`.sim_role_grants (role VARCHAR(128) NOT NULL, kind VARCHAR(8) NOT NULL, " +
 			"target VARCHAR(300) NOT NULL, privs VARCHAR(512) NOT NULL, PRIMARY KEY (role, kind, target))",
+		tablePropsSeed(),
 	}
+}
+
+// isTableSet reports ALTER TABLE [db.]t SET (...).
+func (c *conn) isTableSet(ts []token) bool {
+	_, next, ok := parseTableRef(ts, 2)
+	return ok && next+1 < len(ts) && ts[next].is("SET") && ts[next+1].isP("(")
+}
+
+// tablePropsSeed holds properties set with ALTER TABLE ... SET.
+func tablePropsSeed() string {
+	return "CREATE TABLE IF NOT EXISTS `" + simSchema + "`.sim_table_properties (db VARCHAR(128) NOT NULL, tbl VARCHAR(128) NOT NULL, " +
+		"k VARCHAR(256) NOT NULL, v TEXT NOT NULL, PRIMARY KEY (db, tbl, k))"
+}
+
+// alterTableSet: ALTER TABLE [db.]t SET ("k" = "v", ...). The simulator
+// keeps any key (Doris checks each against the properties it knows) and
+// SHOW CREATE TABLE lists them with the table's own. It needs ALTER on the
+// database.
+func (c *conn) alterTableSet(ts []token) error {
+	q, next, ok := parseTableRef(ts, 2)
+	if !ok || next >= len(ts) || !ts[next].is("SET") {
+		return c.send(syntaxAt(ts, next))
+	}
+	db := q.db
+	if db == "" {
+		db, _, _ = c.snapshot()
+	}
+	props, ok := parseProperties(ts, next+1)
+	if !ok || len(props) == 0 {
+		return c.send(syntaxAt(ts, next+1))
+	}
+	if !c.admin {
+		r, err := c.upstreamConn().query("SELECT COUNT(*) FROM information_schema.SCHEMA_PRIVILEGES WHERE TABLE_SCHEMA = "+
+			quoteString(db)+" AND PRIVILEGE_TYPE = 'ALTER'", 1)
+		if err != nil || r == nil || len(r.rows) != 1 || deref(r.rows[0][0]) == "0" {
+			return c.send(&dorisErr{1142, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied; you need (at least one of) the (ALTER) privilege(s) on table %s.%s for this operation", db, q.table)})
+		}
+	}
+	if _, derr := c.statsColumns(db, q.table, nil); derr != nil {
+		return c.send(derr)
+	}
+	var stmts []string
+	for k, v := range props {
+		stmts = append(stmts, fmt.Sprintf("REPLACE INTO `%s`.sim_table_properties VALUES (%s, %s, %s, %s)", simSchema,
+			quoteString(db), quoteString(q.table), quoteString(k), quoteString(v)))
+	}
+	if err := c.s.adminExec(stmts...); err != nil {
+		return c.send(metaFailed())
+	}
+	return c.sendOK(0, "")
+}
+
+// extraTableProperties renders the properties ALTER TABLE ... SET stored,
+// as SHOW CREATE TABLE prints them.
+func (c *conn) extraTableProperties(db, table string) []string {
+	r, err := c.s.adminQuery(fmt.Sprintf("SELECT k, v FROM `%s`.sim_table_properties WHERE db = %s AND tbl = %s ORDER BY k",
+		simSchema, quoteString(db), quoteString(table)), 1000)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, row := range r.rows {
+		out = append(out, fmt.Sprintf("%q = %q", deref(row[0]), deref(row[1])))
+	}
+	return out
 }

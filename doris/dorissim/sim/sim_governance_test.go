@@ -279,3 +279,49 @@ func TestSeedAuditHistory(t *testing.T) {
 		t.Fatalf("history: %d rows written, %d found over %d hours, %d nightly inserts, %d CTAS", n, total, hours, inserts, ctas)
 	}
 }
+
+func TestAlterTableSetShowsInCreateTable(t *testing.T) {
+	s, _ := startSim(t, "3.0")
+	ctx := context.Background()
+	w := open(t, s.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
+	if _, err := w.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS demo.props_probe (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.ExecContext(ctx, "DROP TABLE IF EXISTS demo.props_probe") })
+	if _, err := w.ExecContext(ctx, `ALTER TABLE demo.props_probe SET ("compression" = "ZSTD")`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := reader(t, s).ExecContext(ctx, `ALTER TABLE demo.props_probe SET ("compression" = "LZ4")`)
+	wantErr(t, err, 1142, "(ALTER) privilege")
+	r := mustQuery(t, reader(t, s), "SHOW CREATE TABLE demo.props_probe")
+	if !strings.Contains(r.rows[0][1].String, `"compression" = "ZSTD"`) {
+		t.Fatalf("create table %s", r.rows[0][1].String)
+	}
+}
+
+func TestDemoActivity(t *testing.T) {
+	s, in := startSim(t, "3.0")
+	if err := s.DemoActivity(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SyncAudit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var want, got int
+	in.Root().QueryRow("SELECT COUNT(DISTINCT order_date) FROM demo.orders WHERE status NOT IN ('cancelled', 'returned')").Scan(&want)
+	in.Root().QueryRow("SELECT COUNT(*) FROM demo.daily_revenue").Scan(&got)
+	if got != want || got == 0 {
+		t.Fatalf("daily_revenue has %d rows, orders have %d days", got, want)
+	}
+	var inserts int
+	in.Root().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE `user` = 'mcp_writer' AND state = 'OK' AND stmt LIKE 'INSERT INTO demo.daily_revenue%'").Scan(&inserts)
+	if inserts == 0 {
+		t.Fatal("the demo's INSERT ... SELECT is not in the audit log")
+	}
+	if r := mustQuery(t, reader(t, s), "SHOW FULL FUNCTIONS IN demo LIKE 'mask_email'"); len(r.rows) != 1 {
+		t.Fatalf("demo UDF: %v", r.rows)
+	}
+	if err := s.DemoActivity(context.Background()); err != nil {
+		t.Fatalf("a second run: %v", err)
+	}
+}
