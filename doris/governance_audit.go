@@ -15,8 +15,8 @@ const (
 	maxAuditResults    = 200   // get_recent_audit_logs items
 	maxAuditScan       = 1000  // rows get_recent_audit_logs reads to apply its filters
 	maxAccessRows      = 50000 // rows analyze_data_access_patterns parses
-	maxAccessGroups    = 200
-	maxAuditStmtChars  = 2048 // characters of a sanitised statement returned
+	maxAccessGroups    = 744   // an hour of 31 days each
+	maxAuditStmtChars  = 2048  // characters of a sanitised statement returned
 	maxObjectsPerEvent = 16
 )
 

@@ -80,6 +80,8 @@ type envOpts struct {
 	// MariaDB with the same password); feConfig stands for fe.conf.
 	users    map[string]string
 	feConfig map[string]string
+	// instance is the MariaDB to use instead of the shared one.
+	instance *mariadb.Instance
 }
 
 // newEnv starts a simulator (profile "3.0" unless given) and a runtime
@@ -87,7 +89,10 @@ type envOpts struct {
 // CI=true).
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	in := mariadb.SharedFor(t)
+	in := o.instance
+	if in == nil {
+		in = mariadb.SharedFor(t)
+	}
 	if o.profile == "" {
 		o.profile = "3.0"
 	}

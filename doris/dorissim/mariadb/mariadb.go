@@ -198,7 +198,10 @@ func launch(ctx context.Context, server, dir, data, rootPW string, log *slog.Log
 	args = append(args, "--datadir="+data, "--socket="+filepath.Join(dir, "sock"),
 		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF",
-		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"))
+		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"),
+		// Temporary tables in the instance's own directory: a shared /tmp
+		// that another process cleans would fail queries at random.
+		"--tmpdir="+dir)
 	cmd := exec.Command(server, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()

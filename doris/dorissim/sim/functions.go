@@ -33,7 +33,31 @@ type udf struct {
 
 // signature is Function.signatureString(): name(T1, T2).
 func (f udf) signature() string {
-	return f.name + "(" + strings.ReplaceAll(f.args, ",", ", ") + ")"
+	return f.name + "(" + displayArgs(f.args) + ")"
+}
+
+// displayArgs prints stored argument types ("DECIMAL(12,2),INT") as Doris
+// lists them: separated by ", ", types keeping their own commas.
+func displayArgs(args string) string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case '(', '<':
+			depth++
+		case ')', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, args[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if start < len(args) {
+		parts = append(parts, args[start:])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // isFunctionDDL reports CREATE/DROP [GLOBAL] [ALIAS|AGGREGATE|TABLES] FUNCTION at ts[i].
@@ -300,7 +324,7 @@ func (c *conn) dropFunction(ts []token) error {
 	if h.ifClause {
 		return c.sendOK(0, "")
 	}
-	return c.send(newDorisErr(1105, "HY000", "Unknown function: "+name+"("+strings.ReplaceAll(h.args, ",", ", ")+")"))
+	return c.send(newDorisErr(1105, "HY000", "Unknown function: "+name+"("+displayArgs(h.args)+")"))
 }
 
 // parseProperties reads ( "k" = "v" [, ...] ) starting at ts[i].
