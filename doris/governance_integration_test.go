@@ -846,7 +846,8 @@ func TestGovernanceDemoFirstTry(t *testing.T) {
 		t.Fatalf("customer_ltv lineage %s", got)
 	}
 	t.Logf("trace_column_lineage demo.customer_ltv upstream:\n%s", cd.Data)
-	answer("trace_column_lineage", map[string]any{"object": "demo.daily_revenue", "column": "revenue", "direction": "upstream"}, &l)
+	cd = answer("trace_column_lineage", map[string]any{"object": "demo.daily_revenue", "column": "revenue", "direction": "upstream"}, &l)
+	t.Logf("trace_column_lineage demo.daily_revenue revenue upstream:\n%s\nwarnings %q", cd.Data, cd.Warnings)
 	if got := strings.Join(l.edges(), "|"); got != "internal.demo.orders.total_amount -> internal.demo.daily_revenue.revenue (expression) @1" {
 		t.Fatalf("revenue lineage %s", got)
 	}

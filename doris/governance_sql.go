@@ -327,6 +327,12 @@ func (p *stmtParser) relations(aliases map[string]objName) []objName {
 		for {
 			if p.punct(j, "(") {
 				j = p.skipParens(j) // a derived table: its own FROM is read in turn
+				if p.word(j, "AS") {
+					j++
+				}
+				if p.name(j) && !relationEnd[strings.ToUpper(p.toks[j].Text)] {
+					j++
+				}
 			} else if p.name(j) {
 				obj, next, ok := p.chain(j)
 				if p.punct(next, "(") {
@@ -355,7 +361,8 @@ func (p *stmtParser) relations(aliases map[string]objName) []objName {
 			}
 			j++
 		}
-		i = j - 1
+		// The scan goes on from the token after FROM/JOIN, so that the
+		// FROMs inside derived tables are read too.
 	}
 	return out
 }
