@@ -92,9 +92,14 @@ func lineageStoreParts(s string) ([]string, error) {
 }
 
 // governanceError classifies a failed read for a governance child: the
-// backend's text never reaches the caller.
+// backend's text never reaches the caller. Doris out of reach is
+// GOVERNANCE_CONNECTION_FAILED, the reference server's code for it.
 func governanceError(err error, ctx context.Context) *Error {
-	return classify(governancePrefix, err, ctx)
+	de := classify(governancePrefix, err, ctx)
+	if de.Reason == governancePrefix+"_BACKEND_UNAVAILABLE" {
+		de.Reason = governancePrefix + "_CONNECTION_FAILED"
+	}
+	return de
 }
 
 // notFound is the argument error for an object the caller named that does
