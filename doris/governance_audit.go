@@ -165,9 +165,6 @@ func (r *Runtime) getRecentAuditLogs(ctx context.Context, c *Call) (*Result, err
 	if truncated {
 		res.Warnings = append(res.Warnings, "More audit events match: narrow window_minutes, user, operation, database or table, or raise limit.")
 	}
-	if c.Variant == "audit_log_4_0_7" {
-		res.Warnings = append(res.Warnings, "Doris 4.0.7 masks some secrets in the audit log itself; this server sanitises every statement regardless.")
-	}
 	return res, nil
 }
 
