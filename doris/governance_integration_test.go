@@ -403,4 +403,3 @@ func TestGovernanceNativeLineage(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
-
