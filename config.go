@@ -129,6 +129,19 @@ func (l *loader) seconds(key string, dst *time.Duration) {
 	*dst = time.Duration(f * float64(time.Second))
 }
 
+func (l *loader) float(key string, dst *float64) {
+	v, ok := l.env[key]
+	if !ok || strings.TrimSpace(v) == "" {
+		return
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		l.fail(key, "%q is not a number", v)
+		return
+	}
+	*dst = f
+}
+
 func (l *loader) bool(key string, dst *bool) {
 	v, ok := l.env[key]
 	if !ok || strings.TrimSpace(v) == "" {
@@ -239,6 +252,11 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.seconds("METRICFLOW_TIMEOUT_SECONDS", &mf.Timeout)
 	l.int("METRICFLOW_MAX_OUTPUT_BYTES", &mf.MaxOutputBytes)
 	c.DorisOAuth = dorisoauth.FromEnv(env)
+	l.float("GOVERNANCE_MAX_SAMPLE_RATIO", &d.Governance.MaxSampleRatio)
+	l.int("GOVERNANCE_MAX_AUDIT_WINDOW_DAYS", &d.Governance.MaxAuditWindowDays)
+	l.int("GOVERNANCE_MAX_LINEAGE_EDGES", &d.Governance.MaxLineageEdges)
+	l.str("GOVERNANCE_LINEAGE_STORE_TABLE", &d.Governance.LineageStoreTable)
+	l.int("GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES", &d.Governance.RecentEventMinutes)
 	return l.errs
 }
 

@@ -49,6 +49,20 @@ type Config struct {
 
 	Ossie      ossie.Config      // OSSIE_*: semantic models for doris_semantic
 	MetricFlow metricflow.Config // METRICFLOW_*: the MetricFlow provider of doris_semantic
+	Governance GovernanceConfig
+}
+
+// GovernanceConfig bounds the doris_governance children.
+type GovernanceConfig struct {
+	MaxSampleRatio     float64 // GOVERNANCE_MAX_SAMPLE_RATIO: analyze_columns sampling ceiling, (0, 1]
+	MaxAuditWindowDays int     // GOVERNANCE_MAX_AUDIT_WINDOW_DAYS: audit history a call may read, 1..365
+	MaxLineageEdges    int     // GOVERNANCE_MAX_LINEAGE_EDGES: edges of one trace, 1..5000
+	// LineageStoreTable is GOVERNANCE_LINEAGE_STORE_TABLE: db.table or
+	// catalog.db.table of native lineage events; empty means none.
+	LineageStoreTable string
+	// RecentEventMinutes is GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES: how
+	// old the newest lineage event may be for the store to count as live.
+	RecentEventMinutes int
 }
 
 // Absolute ceilings no configuration may exceed.
@@ -89,6 +103,8 @@ func DefaultConfig() Config {
 		StaleGrace:             900 * time.Second,
 		Ossie:                  ossie.DefaultConfig(),
 		MetricFlow:             metricflow.DefaultConfig(),
+		Governance: GovernanceConfig{MaxSampleRatio: 0.25, MaxAuditWindowDays: 30, MaxLineageEdges: 500,
+			RecentEventMinutes: 1440},
 	}
 }
 
@@ -174,6 +190,24 @@ func (c *Config) Validate() []error {
 	}
 	errs = append(errs, c.Ossie.Validate()...)
 	errs = append(errs, c.MetricFlow.Validate()...)
+	g := c.Governance
+	if !(g.MaxSampleRatio > 0 && g.MaxSampleRatio <= 1) {
+		fail("GOVERNANCE_MAX_SAMPLE_RATIO", "%v is outside (0, 1]", g.MaxSampleRatio)
+	}
+	if g.MaxAuditWindowDays < 1 || g.MaxAuditWindowDays > 365 {
+		fail("GOVERNANCE_MAX_AUDIT_WINDOW_DAYS", "%d is outside 1..365", g.MaxAuditWindowDays)
+	}
+	if g.MaxLineageEdges < 1 || g.MaxLineageEdges > 5000 {
+		fail("GOVERNANCE_MAX_LINEAGE_EDGES", "%d is outside 1..5000", g.MaxLineageEdges)
+	}
+	if g.RecentEventMinutes < 1 || g.RecentEventMinutes > 525600 {
+		fail("GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES", "%d is outside 1..525600", g.RecentEventMinutes)
+	}
+	if g.LineageStoreTable != "" {
+		if _, err := lineageStoreParts(g.LineageStoreTable); err != nil {
+			fail("GOVERNANCE_LINEAGE_STORE_TABLE", "%q is not db.table or catalog.db.table of plain names", g.LineageStoreTable)
+		}
+	}
 	return errs
 }
 

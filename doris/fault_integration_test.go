@@ -32,6 +32,8 @@ var boundChildren = map[string][]string{
 		"get_compute_group_status", "analyze_resource_growth", "get_runtime_capabilities"},
 	"doris_pipeline": {"get_ingestion_status", "diagnose_ingestion", "get_materialized_view_status", "monitor_data_freshness",
 		"analyze_data_dependencies"},
+	"doris_governance": {"analyze_columns", "analyze_table_storage", "get_lineage_capability_status", "trace_column_lineage",
+		"analyze_data_access_patterns", "get_recent_audit_logs", "list_udfs", "get_auth_mapping_status"},
 }
 
 // cloudOnly are bound children an integrated deployment cannot call.
@@ -86,9 +88,19 @@ func TestDorisDownAtStartThenUp(t *testing.T) {
 				e.fail(domain, child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", "DEPLOYMENT_MODE_NOT_SUPPORTED")
 				continue
 			}
+			if reason, ok := readerUnavailable[domain+"."+child]; ok {
+				e.fail(domain, child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", reason)
+				continue
+			}
 			e.ok(domain, child, argsFor(child))
 		}
 	}
+}
+
+// readerUnavailable are bound children the read-only demo account may not
+// call, and why: SHOW FRONTEND CONFIG needs ADMIN in Doris.
+var readerUnavailable = map[string]string{
+	"doris_governance.get_auth_mapping_status": "CAPABILITY_PROBE_PERMISSION_DENIED",
 }
 
 // argsFor is a valid argument object for each bound child.
@@ -102,10 +114,12 @@ func argsFor(child string) map[string]any {
 		return map[string]any{"sql": "SELECT COUNT(*) FROM orders"}
 	case "list_slow_queries":
 		return map[string]any{"window_minutes": 5000}
-	case "diagnose_ingestion", "monitor_data_freshness":
+	case "diagnose_ingestion", "monitor_data_freshness", "analyze_columns", "analyze_table_storage":
 		return map[string]any{"database": "demo", "table": "orders"}
 	case "analyze_data_dependencies":
 		return map[string]any{"object": "orders"}
+	case "trace_column_lineage":
+		return map[string]any{"object": "demo.orders"}
 	}
 	return map[string]any{}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -78,6 +79,12 @@ type envOpts struct {
 	noAudit bool
 	// deployment is the simulator's deployment mode ("" = integrated).
 	deployment string
+	// users are extra accounts the simulator accepts (they must exist in
+	// MariaDB with the same password); feConfig stands for fe.conf.
+	users    map[string]string
+	feConfig map[string]string
+	// instance is the MariaDB to use instead of the shared one.
+	instance *mariadb.Instance
 }
 
 // newEnv starts a simulator (profile "3.0" unless given) and a runtime
@@ -85,7 +92,10 @@ type envOpts struct {
 // CI=true).
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	in := mariadb.SharedFor(t)
+	in := o.instance
+	if in == nil {
+		in = mariadb.SharedFor(t)
+	}
 	if o.profile == "" {
 		o.profile = "3.0"
 	}
@@ -96,6 +106,11 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	simOpts.NoAuditLog = o.noAudit
 	simOpts.Deployment = o.deployment
+	if len(o.users) > 0 {
+		simOpts.Users = maps.Clone(simOpts.Users)
+		maps.Copy(simOpts.Users, o.users)
+	}
+	simOpts.FEConfig = o.feConfig
 	s, err := sim.Start(context.Background(), simOpts)
 	if err != nil {
 		t.Fatalf("start the Doris simulator: %v", err)

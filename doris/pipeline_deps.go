@@ -194,10 +194,10 @@ type hop struct {
 	depth     int
 }
 
-// traverse walks the graph from root, breadth first, up to depth hops
+// traverseDependencies walks the graph from root, breadth first, up to depth hops
 // in the given direction(s), and returns the edges it crossed (at most
 // pipelineMaxEdges; cut reports more).
-func traverse(edges []*dependencyEdge, root objectName, direction string, depth int) (hops []hop, cut bool) {
+func traverseDependencies(edges []*dependencyEdge, root objectName, direction string, depth int) (hops []hop, cut bool) {
 	up := map[string][]*dependencyEdge{}
 	down := map[string][]*dependencyEdge{}
 	srcKey := make(map[*dependencyEdge]string, len(edges))
@@ -309,7 +309,7 @@ func (r *Runtime) resolveObject(ctx context.Context, rt *route, object, catalog,
 
 // dependencyResult renders the traversal of g from root.
 func dependencyResult(g *dependencyGraph, root objectName, direction string, depth int) *Result {
-	hops, cut := traverse(g.edges, root, direction, depth)
+	hops, cut := traverseDependencies(g.edges, root, direction, depth)
 	edges := make([]map[string]any, 0, len(hops))
 	nodes := []string{root.String()}
 	for _, h := range hops {

@@ -47,9 +47,9 @@ type sqlRefs struct {
 	Sources [][]string // the relations read, in order, without duplicates
 }
 
-// sqlWords are keywords after which "(" opens a subquery or a list, not
+// subqueryOpeners are keywords after which "(" opens a subquery or a list, not
 // a function call.
-var sqlWords = map[string]bool{
+var subqueryOpeners = map[string]bool{
 	"IN": true, "EXISTS": true, "FROM": true, "JOIN": true, "AS": true, "SELECT": true, "WHERE": true, "AND": true,
 	"OR": true, "NOT": true, "ON": true, "UNION": true, "ALL": true, "ANY": true, "SOME": true, "HAVING": true,
 	"BY": true, "THEN": true, "ELSE": true, "WHEN": true, "CASE": true, "VALUES": true, "LATERAL": true, "USING": true,
@@ -208,7 +208,7 @@ func parseSQLRefs(sql string) (sqlRefs, bool) {
 	for k := 0; k < len(ts); k++ {
 		switch {
 		case punct(k, "("):
-			fn := k > 0 && isIdent(k-1) && !(ts[k-1].Kind == guard.TokWord && sqlWords[strings.ToUpper(ts[k-1].Text)])
+			fn := k > 0 && isIdent(k-1) && !(ts[k-1].Kind == guard.TokWord && subqueryOpeners[strings.ToUpper(ts[k-1].Text)])
 			stack = append(stack, fn)
 		case punct(k, ")"):
 			if len(stack) > 0 {

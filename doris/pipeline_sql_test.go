@@ -259,6 +259,6 @@ func BenchmarkTraverse(b *testing.B) {
 	}
 	root := objectName{"internal", "d", "t250"}
 	for b.Loop() {
-		traverse(edges, root, "both", pipelineMaxDepth)
+		traverseDependencies(edges, root, "both", pipelineMaxDepth)
 	}
 }

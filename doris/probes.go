@@ -92,8 +92,7 @@ func ProbeReason(outcome string) string {
 // include (a lineage store) or whose evidence it does not read yet: their
 // outcome is NOT_CONFIGURED, never a guess.
 var probeNotBuilt = map[string]bool{
-	"governance.lineage_store": true,
-	"search.match_explain":     true,
+	"search.match_explain": true,
 }
 
 // probe runs one probe and classifies its outcome. retry is zero when the
@@ -106,6 +105,9 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 	}
 	if f, ok := probeProvider[id]; ok {
 		return f(r, ctx)
+	}
+	if f, ok := governanceProbeFuncs[id]; ok {
+		return f(r, ctx, rt)
 	}
 	var err error
 	if f, ok := probeHTTP[id]; ok {
@@ -124,13 +126,21 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 		return ProbeOK, 0
 	case errors.Is(err, errNotConfigured):
 		return ProbeNotConfigured, 0
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	}
+	outcome, retry = r.probeFailure(ctx, err)
+	if outcome != ProbeOK {
+		r.log.Debug("capability probe failed", "probe", id, "outcome", outcome)
+	}
+	return outcome, retry
+}
+
+// probeFailure classifies a probe's failed read, through the one failure
+// mapping (classify).
+func (r *Runtime) probeFailure(ctx context.Context, err error) (outcome string, retry time.Duration) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return ProbeTimeout, timeoutRetry
 	}
-	e := classify("PROBE", err, ctx)
-	outcome, retry = failedProbe(e)
-	r.log.Debug("capability probe failed", "probe", id, "outcome", outcome, "err", e.Error())
-	return outcome, retry
+	return failedProbe(classify("PROBE", err, ctx))
 }
 
 // probeProfileAPI checks that the FE profile API answers for this route:

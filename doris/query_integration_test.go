@@ -299,7 +299,8 @@ func generalLog(t testing.TB, in *mariadb.Instance) (statements func(user string
 	t.Cleanup(func() { in.Exec(ctx, "SET GLOBAL general_log = 0", "TRUNCATE TABLE mysql.general_log") })
 	statements = func(user string) []string {
 		return strings1(t, in.Root(), "SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log "+
-			"WHERE command_type IN ('Query', 'Execute', 'Prepare') AND user_host LIKE CONCAT(?, '[%') ORDER BY event_time", user)
+			"WHERE command_type IN ('Query', 'Execute', 'Prepare') AND user_host LIKE CONCAT(?, '[%') "+
+			"AND argument NOT LIKE CONCAT(?, '%') ORDER BY event_time", user, sim.Bookkeeping)
 	}
 	reset = func() {
 		if err := in.Exec(ctx, "TRUNCATE TABLE mysql.general_log"); err != nil {

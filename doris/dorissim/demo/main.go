@@ -72,6 +72,19 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server s
 		log.Warn("demo ingestion history not loaded", "err", err)
 		pipeline = "Ingestion history: not loaded (see the log)."
 	}
+	// Two weeks of believable history, then today's real activity run
+	// through the simulator, so that every governance child finds
+	// something true on a first try.
+	n, err := s.SeedAuditHistory(ctx, time.Now(), 14)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	if err := s.DemoActivity(ctx); err != nil {
+		s.Close()
+		return err
+	}
+	log.Info("demo activity recorded", "audit_history_rows", n)
 	host, port := split(s.Addr())
 	feHost, fePort := split(s.FEAddr())
 	beHost, bePort := split(s.BEAddr())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,7 +17,9 @@ type auditEntry struct {
 	errCode                                        int
 	start                                          time.Time
 	ms                                             int64
-	rows                                           int
+	rows                                           int   // rows returned to the client
+	scanRows                                       int64 // rows the upstream read for the statement
+	stmtID                                         int64
 }
 
 // auditWriter appends executed statements to __internal_schema.audit_log in
@@ -27,7 +30,37 @@ type auditWriter struct {
 	ch   chan auditEntry
 	done chan struct{}
 	once sync.Once
+	seq  atomic.Int64 // stmt_id, increasing per simulated FE as in Doris
+	sync chan chan struct{}
 }
+
+// SyncAudit waits until every statement the simulator finished before the
+// call is in the audit log (the writer batches in the background, like
+// Doris's audit loader). Tests use it instead of polling.
+func (s *Server) SyncAudit(ctx context.Context) error {
+	a := s.audit
+	if a == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	select {
+	case a.sync <- done:
+	case <-a.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// firstStmtID keeps recorded statements clear of the stmt_id ranges of
+// the seeded demo rows and of the demo's audit history.
+const firstStmtID = 10_000_000
 
 func (s *Server) startAudit() {
 	if s.opts.NoAuditLog {
@@ -36,7 +69,7 @@ func (s *Server) startAudit() {
 	if _, _, ok := s.adminAccount(); !ok {
 		return
 	}
-	a := &auditWriter{s: s, ch: make(chan auditEntry, 1024), done: make(chan struct{})}
+	a := &auditWriter{s: s, ch: make(chan auditEntry, 1024), done: make(chan struct{}), sync: make(chan chan struct{})}
 	s.audit = a
 	s.wg.Add(1)
 	go a.run()
@@ -46,6 +79,7 @@ func (a *auditWriter) add(e auditEntry) {
 	if a == nil {
 		return
 	}
+	e.stmtID = firstStmtID + a.seq.Add(1)
 	select {
 	case a.ch <- e:
 	default: // queue full: drop, as a lossy audit loader would
@@ -98,6 +132,17 @@ func (a *auditWriter) run() {
 			}
 		case <-tick.C:
 			flush()
+		case reply := <-a.sync:
+			for drained := false; !drained; {
+				select {
+				case e := <-a.ch:
+					batch = append(batch, e)
+				default:
+					drained = true
+				}
+			}
+			flush()
+			close(reply)
 		case <-a.done:
 			for {
 				select {
@@ -136,10 +181,13 @@ func auditInsert(batch []auditEntry, s *Server) string {
 			stmt = stmt[:4096]
 		}
 		ret := e.rows
+		// scan_rows is what the upstream really read (its Rows_read
+		// counter); the byte columns are estimates at 64 bytes a row.
+		scan := e.scanRows
 		fmt.Fprintf(&b, "(%s,%s,%s,%s,'internal',%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%d,0,%d,%s,%d,1,%s,%d,'%s','%s',%d,'normal','',%s)",
 			quoteString(e.queryID), quoteString(e.start.Format("2006-01-02 15:04:05.000")), quoteString(e.client),
 			quoteString(e.user), quoteString(e.db), quoteString(e.state), e.errCode, quoteString(e.errMsg), e.ms,
-			int64(ret)*64, ret, ret, ret, int64(ret)*64, int64(ret)*64, e.start.UnixNano()%100000, quoteString(typ), isQuery,
+			scan*64, scan, ret, ret, int64(ret)*64, scan*64, e.stmtID, quoteString(typ), isQuery,
 			quoteString(feHost), e.ms, hex.EncodeToString(h[:]), hex.EncodeToString(d[:]), 16<<20+int64(ret)*128, quoteString(stmt))
 	}
 	return b.String()

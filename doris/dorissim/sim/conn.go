@@ -56,6 +56,9 @@ type conn struct {
 	stmtErr      string
 	stmtRows     int
 	stmtAffected int64 // rows a DML statement changed (from upstream OK packets)
+	// rowsRead is the upstream session's Rows_read counter after the last
+	// statement that reads data (auditlog.go); a session starts at 0.
+	rowsRead int64
 
 	mu          sync.Mutex // guards the fields below, read by other goroutines
 	up          *upstream
@@ -537,8 +540,12 @@ func (c *conn) handleQuery(sql string) error {
 		} else if !isQueryStatement(sql) && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(sql)), "SHOW") {
 			state = "OK"
 		}
+		var scan int64
+		if err == nil && !c.stmtFailed && readsData(sql) {
+			scan = c.scanRows()
+		}
 		c.s.audit.add(auditEntry{queryID: qid, client: c.remote, user: c.user, db: db, state: state, errMsg: c.stmtErr,
-			errCode: code, stmt: sql, start: start, ms: end.Sub(start).Milliseconds(), rows: c.stmtRows})
+			errCode: code, stmt: sql, start: start, ms: end.Sub(start).Milliseconds(), rows: c.stmtRows, scanRows: scan})
 	}
 	return err
 }

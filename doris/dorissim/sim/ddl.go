@@ -99,6 +99,7 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	props = append(props, `"light_schema_change" = "true"`, `"disable_auto_compaction" = "false"`,
 		`"enable_single_replica_compaction" = "false"`, `"group_commit_interval_ms" = "10000"`,
 		`"group_commit_data_bytes" = "134217728"`)
+	props = append(props, c.extraTableProperties(db, q.table)...)
 	b.WriteString(strings.Join(props, ",\n"))
 	b.WriteString("\n);")
 	return c.sendResult([]string{"Table", "Create Table"}, [][]any{{q.table, b.String()}})

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// ---------------------------------------------------------------- SHOW GRANTS / ROLES
+// ---------------------------------------------------------------- SHOW GRANTS
 
 func (p profile) grantsCols() []string {
 	c := []string{"UserIdentity", "Comment", "Password"}
@@ -140,51 +140,7 @@ func (c *conn) showGrants(sql string, ts []token) error {
 	return c.sendResult(cols, [][]any{row})
 }
 
-func (p profile) rolesCols() []string {
-	if p.atLeast("4.0") {
-		return []string{"Name", "Comment", "Users", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs",
-			"ResourcePrivs", "CloudClusterPrivs", "CloudStagePrivs", "StorageVaultPrivs", "WorkloadGroupPrivs",
-			"ComputeGroupPrivs"}
-	}
-	return []string{"Name", "Comment", "Users", "GlobalPrivs", "CatalogPrivs", "DatabasePrivs", "TablePrivs",
-		"ResourcePrivs", "WorkloadGroupPrivs"}
-}
-
-func (p profile) rolesRows() [][]any {
-	pad := func(r []any) []any {
-		for len(r) < len(p.rolesCols()) {
-			r = append(r, nil)
-		}
-		return r
-	}
-	return [][]any{
-		pad([]any{"admin", nil, "", "Admin_priv"}),
-		pad([]any{"operator", nil, "'root'@'%'", "Node_priv,Admin_priv"}),
-	}
-}
-
 // ---------------------------------------------------------------- canned Doris SHOW statements
-
-var feConfig = [][]any{
-	{"authentication_type", "default", "String", "false", "false", ""},
-	{"check_java_version", "true", "boolean", "false", "false", ""},
-	{"enable_outfile_to_local", "false", "boolean", "false", "false", ""},
-	{"ldap_authentication_enabled", "false", "boolean", "false", "false", ""},
-	{"ldap_use_ssl", "false", "boolean", "false", "false", ""},
-	{"max_running_txn_num_per_db", "1000", "int", "true", "true", ""},
-	{"qe_max_connection", "1024", "int", "false", "false", ""},
-	{"query_port", "9030", "int", "false", "false", ""},
-}
-
-func feConfigRows(pattern string) [][]any {
-	var out [][]any
-	for _, r := range feConfig {
-		if pattern == "" || likeMatch(pattern, r[0].(string)) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 var (
 	showLoadCols = []string{"JobId", "Label", "State", "Progress", "Type", "EtlInfo", "TaskInfo", "ErrorMsg",

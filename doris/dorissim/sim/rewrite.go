@@ -235,22 +235,10 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			all[idx[k+1]].text = "(DISTINCT "
 			k++
 		case t.is("TABLESAMPLE") && k > 0:
-			// TABLESAMPLE n PERCENT|ROWS [REPEATABLE m]: MariaDB has no
-			// sampling; the stand-in reads everything.
-			end := k
-			if next(1).kind == tkNumber && (next(2).is("PERCENT") || next(2).is("ROWS")) {
-				end = k + 2
-				if next(3).is("REPEATABLE") && next(4).kind == tkNumber {
-					end = k + 4
-				}
-			} else if next(1).isP("(") {
-				end = k + 1
-				for end < len(idx) && !all[idx[end]].isP(")") {
-					end++
-				}
+			end, derr := rewriteSample(all, idx, k)
+			if derr != nil {
+				return res, derr
 			}
-			all[idx[k]].text = ""
-			blank(k, min(end, len(idx)-1))
 			k = end
 		}
 	}

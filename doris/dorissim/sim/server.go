@@ -52,6 +52,10 @@ type Options struct {
 	// Deployment is "integrated" (default) or "cloud": compute-storage
 	// decoupled, with compute groups (Doris 3.0 and later).
 	Deployment string
+	// FEConfig overrides FE configuration values (what fe.conf sets), by
+	// key, e.g. {"authentication_type": "ldap"}. SHOW FRONTEND CONFIG
+	// reports them; see feconfig.go for the keys the simulator knows.
+	FEConfig map[string]string
 }
 
 // Fault describes misbehaviour injected into matching client statements.
@@ -109,6 +113,7 @@ type Server struct {
 	httpFaults   []*httpFaultState
 	accounts     *accounts
 	pipe         *pipeline // loads, stream loads, MVs, table versions
+	feConf       *feConfig
 }
 
 type stats struct {
@@ -144,7 +149,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	s := &Server{opts: o, log: log, started: time.Now(), prof: p, conns: map[*conn]struct{}{},
 		byThread: map[uint32]*conn{}, killers: map[uint32]string{}, profiles: newProfileStore(2000),
-		act: newActivity(), wgs: newWorkloadGroups(p), accounts: newAccounts(o.Users)}
+		act: newActivity(), wgs: newWorkloadGroups(p), accounts: newAccounts(o.Users),
+		feConf: newFEConfig(o.FEConfig)}
 	if err := s.seed(ctx); err != nil {
 		return nil, err
 	}

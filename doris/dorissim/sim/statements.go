@@ -46,6 +46,9 @@ func (c *conn) execute(sql string) error {
 	case (ts[0].is("CREATE") || ts[0].is("ALTER") || ts[0].is("DROP")) && at(1).is("WORKLOAD") && at(2).is("GROUP"):
 		return c.workloadGroupDDL(ts) // workload.go
 	}
+	if ok, err := c.governanceStatement(sql, ts); ok {
+		return err
+	}
 	return c.forward(sql)
 }
 
@@ -152,6 +155,9 @@ func (c *conn) show(sql string, ts []token) error {
 	if handled, err := c.showPipeline(ts[i:]); handled {
 		return err
 	}
+	if ok, err := c.showGovernance(sql, ts, i, full); ok {
+		return err
+	}
 	switch {
 	case w.is("FRONTENDS") && !full:
 		if !p.atLeast("3.0") && !c.admin {
@@ -214,17 +220,6 @@ func (c *conn) show(sql string, ts []token) error {
 		return c.showTableStatus(sql, ts, i+2)
 	case w.is("GRANTS") || (w.is("ALL") && at(i+1).is("GRANTS")):
 		return c.showGrants(sql, ts)
-	case w.is("ROLES"):
-		if !c.admin {
-			return c.send(&dorisErr{1227, "42000", "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Grant_priv) privilege(s) for this operation"})
-		}
-		return c.sendResult(p.rolesCols(), p.rolesRows())
-	case w.is("FRONTEND") && at(i+1).is("CONFIG"):
-		pat := ""
-		if at(i + 2).is("LIKE") {
-			pat = at(i + 3).str()
-		}
-		return c.sendResult([]string{"Key", "Value", "Type", "IsMutable", "MasterOnly", "Comment"}, feConfigRows(pat))
 	case w.is("CREATE") && at(i+1).is("TABLE"):
 		return c.showCreateTable(sql, ts, i+2)
 	case w.is("PARTITIONS") && (at(i+1).is("FROM") || at(i+1).is("IN")):

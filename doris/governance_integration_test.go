@@ -1,0 +1,403 @@
+package doris_test
+
+// doris_governance against the simulator, compared with truth computed in
+// the test: from MariaDB directly, or from what the test itself did.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+)
+
+// uniq is a name suffix unique within this test binary's MariaDB.
+func uniq(t testing.TB) string {
+	t.Helper()
+	return fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
+}
+
+// writer is the ETL account, straight to the simulator (the MCP server is
+// read-only and never writes).
+func (e *env) writer() *sql.DB {
+	return direct(e.t, e.sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
+}
+
+func (e *env) exec(db *sql.DB, stmts ...string) {
+	e.t.Helper()
+	for _, q := range stmts {
+		if _, err := db.ExecContext(e.ctx(), q); err != nil {
+			e.t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// syncAudit waits until the simulator's audit log holds every statement
+// run so far.
+func (e *env) syncAudit() {
+	e.t.Helper()
+	if err := e.sim.SyncAudit(e.ctx()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// rootEnv is an environment logged in as the Doris admin.
+func rootOpts(profile string) envOpts {
+	return envOpts{profile: profile, user: "root", password: mariadb.DefaultRootPassword}
+}
+
+// auditItem is one get_recent_audit_logs item.
+type auditItem struct {
+	Time, QueryID, User, Database, State, Operation, Stmt string
+	ScanRows, ReturnRows                                  int64
+	Objects                                               []string
+}
+
+func (a *auditItem) UnmarshalJSON(b []byte) error {
+	var m struct {
+		Time       string   `json:"time"`
+		QueryID    string   `json:"query_id"`
+		User       string   `json:"user"`
+		Database   string   `json:"database"`
+		State      string   `json:"state"`
+		Operation  string   `json:"operation"`
+		Stmt       string   `json:"stmt"`
+		ScanRows   int64    `json:"scan_rows"`
+		ReturnRows int64    `json:"return_rows"`
+		Objects    []string `json:"objects"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*a = auditItem{m.Time, m.QueryID, m.User, m.Database, m.State, m.Operation, m.Stmt, m.ScanRows, m.ReturnRows, m.Objects}
+	return nil
+}
+
+// TestGovernanceRecentAuditLogs: a query run through execute_query is in
+// get_recent_audit_logs with its user, database, operation and the scan
+// and return counts the audit log recorded; its literals are masked; the
+// window is exact minutes.
+func TestGovernanceRecentAuditLogs(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p, func(t *testing.T) {
+			e := newEnv(t, envOpts{profile: p})
+			marker := "gov_marker_" + uniq(t)
+			sqlText := "SELECT COUNT(*) AS " + marker + " FROM orders WHERE status = 'paid'"
+			q, _, _ := e.query(map[string]any{"sql": sqlText})
+			if q.RowCount != 1 {
+				t.Fatalf("query: %+v", q)
+			}
+			e.syncAudit()
+			var c struct {
+				Items     []auditItem `json:"items"`
+				Truncated bool        `json:"truncated"`
+			}
+			ev := e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser,
+				"operation": "select", "database": "demo", "table": "orders", "limit": 200})
+			ev.decode(t, &c)
+			var got *auditItem
+			for i := range c.Items {
+				if strings.Contains(c.Items[i].Stmt, marker) {
+					got = &c.Items[i]
+				}
+				if it := c.Items[i]; it.User != mariadb.ReaderUser || it.Operation != "SELECT" {
+					t.Fatalf("filters let through %+v", it)
+				}
+			}
+			if got == nil {
+				t.Fatalf("the query is not among %d items: %s", len(c.Items), ev.raw)
+			}
+			var qid, user, db, state string
+			var scan, ret int64
+			if err := e.rootDB().QueryRow("SELECT query_id, `user`, db, state, scan_rows, return_rows FROM __internal_schema.audit_log WHERE stmt = ?", sqlText).
+				Scan(&qid, &user, &db, &state, &scan, &ret); err != nil {
+				t.Fatal(err)
+			}
+			if got.QueryID != qid || got.User != user || got.Database != db || got.State != state || got.ScanRows != scan || got.ReturnRows != ret {
+				t.Fatalf("item %+v, audit log %s %s %s %s %d %d", *got, qid, user, db, state, scan, ret)
+			}
+			if scan == 0 || ret != 1 || !strings.Contains(got.Stmt, "'***'") || strings.Contains(got.Stmt, "paid") {
+				t.Fatalf("scan %d, return %d, stmt %q", scan, ret, got.Stmt)
+			}
+			if len(got.Objects) != 1 || got.Objects[0] != "internal.demo.orders" {
+				t.Fatalf("objects %v", got.Objects)
+			}
+		})
+	}
+}
+
+// TestGovernanceAuditWindowIsExactMinutes: events 59 and 61 minutes old
+// against a 60-minute window.
+func TestGovernanceAuditWindowIsExactMinutes(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	who := "window_probe_" + uniq(t)
+	if err := e.db.Exec(e.ctx(),
+		"INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, stmt) VALUES "+
+			fmt.Sprintf("('w59', NOW(3) - INTERVAL 59 MINUTE, '%s', 'internal', 'demo', 'EOF', 'SELECT 1'), ", who)+
+			fmt.Sprintf("('w61', NOW(3) - INTERVAL 61 MINUTE, '%s', 'internal', 'demo', 'EOF', 'SELECT 2')", who)); err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Items []auditItem `json:"items"`
+	}
+	e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 60, "user": who}).decode(t, &c)
+	if len(c.Items) != 1 || c.Items[0].QueryID != "w59" {
+		t.Fatalf("60-minute window: %+v", c.Items)
+	}
+	e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 62, "user": who}).decode(t, &c)
+	if len(c.Items) != 2 || c.Items[0].QueryID != "w59" {
+		t.Fatalf("62-minute window, newest first: %+v", c.Items)
+	}
+	// A window beyond GOVERNANCE_MAX_AUDIT_WINDOW_DAYS is refused, not cut.
+	e.cfg.Governance.MaxAuditWindowDays = 1
+	e.open()
+	e.fail("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 1441}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
+	e.fail("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 2}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
+}
+
+// accessGroups decodes analyze_data_access_patterns.
+type accessGroups struct {
+	Groups []struct {
+		Key           string `json:"key"`
+		EventCount    int64  `json:"event_count"`
+		DistinctUsers int64  `json:"distinct_users"`
+		ErrorCount    int64  `json:"error_count"`
+	} `json:"groups"`
+	RowsRead  int64  `json:"rows_read"`
+	Truncated bool   `json:"truncated"`
+	Method    string `json:"method"`
+}
+
+func (a accessGroups) count(key string) int64 {
+	for _, g := range a.Groups {
+		if g.Key == key {
+			return g.EventCount
+		}
+	}
+	return -1
+}
+
+// newAccount creates a MariaDB account the simulator will accept.
+func newAccount(t *testing.T, in *mariadb.Instance, name, pw string, grants ...string) {
+	t.Helper()
+	stmts := []string{fmt.Sprintf("CREATE OR REPLACE USER '%s'@'%%' IDENTIFIED BY '%s'", name, pw)}
+	for _, g := range grants {
+		stmts = append(stmts, fmt.Sprintf("GRANT SELECT ON %s TO '%s'@'%%'", g, name))
+	}
+	if err := in.Exec(context.Background(), stmts...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGovernanceAccessPatterns: the counts equal what the test ran and a
+// GROUP BY over the audit log in MariaDB.
+func TestGovernanceAccessPatterns(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p, func(t *testing.T) {
+			in := mariadb.SharedFor(t)
+			analyst := "gov_analyst_" + uniq(t)
+			newAccount(t, in, analyst, "analystpw", "demo.*", "`__internal_schema`.*", "`__doris_sim`.*")
+			e := newEnv(t, envOpts{profile: p, users: map[string]string{analyst: "analystpw"}})
+			a := direct(t, e.sim.Addr(), analyst, "analystpw", "demo")
+			for i := 0; i < 3; i++ {
+				e.exec(a, fmt.Sprintf("SELECT COUNT(*) FROM orders WHERE customer_id > %d", i))
+			}
+			e.exec(a, "SELECT COUNT(*) FROM customers", "SELECT c.country, COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id GROUP BY c.country")
+			e.syncAudit()
+			var truth int64
+			e.rootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE `user` = ? AND `time` >= NOW() - INTERVAL 1 DAY", analyst).Scan(&truth)
+			if truth != 5 {
+				t.Fatalf("MariaDB holds %d audit rows of %s, the test ran 5", truth, analyst)
+			}
+			var g accessGroups
+			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user"}).decode(t, &g)
+			if g.count(analyst) != truth || g.Method != "doris_group_by" {
+				t.Fatalf("group_by user: %s has %d events, MariaDB GROUP BY %d (%s)", analyst, g.count(analyst), truth, g.Method)
+			}
+			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "database": "demo", "table": "orders"}).decode(t, &g)
+			if g.count(analyst) != 4 {
+				t.Fatalf("table orders: %s has %d events, the test ran 4 statements on it: %+v", analyst, g.count(analyst), g.Groups)
+			}
+			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "table": "customers"}).decode(t, &g)
+			if g.count(analyst) != 2 {
+				t.Fatalf("table customers: %s has %d events, want 2", analyst, g.count(analyst))
+			}
+			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "object", "database": "demo"}).decode(t, &g)
+			if g.count("internal.demo.orders") < 4 || g.count("internal.demo.customers") < 2 || g.Method != "audit_rows_parsed" {
+				t.Fatalf("group_by object: %+v", g)
+			}
+		})
+	}
+}
+
+// lineage decodes trace_column_lineage.
+type lineage struct {
+	Root         string `json:"root"`
+	EvidencePath string `json:"evidence_path"`
+	Edges        []struct {
+		Source       string  `json:"source_object"`
+		Target       string  `json:"target_object"`
+		SourceColumn *string `json:"source_column"`
+		TargetColumn *string `json:"target_column"`
+		Dependency   string  `json:"dependency_type"`
+		Statement    string  `json:"statement_type"`
+		Evidence     string  `json:"evidence_type"`
+		QueryID      string  `json:"query_id"`
+		EventID      string  `json:"event_id"`
+		Depth        int     `json:"depth"`
+	} `json:"edges"`
+	Truncated bool `json:"truncated"`
+}
+
+func (l lineage) edges() []string {
+	var out []string
+	for _, e := range l.Edges {
+		s := e.Source + " -> " + e.Target
+		if e.SourceColumn != nil || e.TargetColumn != nil {
+			s = fmt.Sprintf("%s.%s -> %s.%s (%s)", e.Source, deref(e.SourceColumn), e.Target, deref(e.TargetColumn), e.Dependency)
+		}
+		out = append(out, fmt.Sprintf("%s @%d", s, e.Depth))
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// TestGovernanceLineageFromAudit: an INSERT ... SELECT and a CTAS run as
+// the writer are traced from target back to source with the audit log's
+// evidence, on every release (4.0 uses the degraded fallback variant).
+func TestGovernanceLineageFromAudit(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p, func(t *testing.T) {
+			e := newEnv(t, envOpts{profile: p})
+			n := uniq(t)
+			src, tgt, ctas := "lin_src_"+n, "lin_tgt_"+n, "lin_ctas_"+n
+			w := e.writer()
+			insert := fmt.Sprintf("INSERT INTO demo.%s (region, total) SELECT s.region, SUM(s.amount) FROM demo.%s s GROUP BY s.region", tgt, src)
+			e.exec(w, fmt.Sprintf("CREATE TABLE demo.%s (id INT, amount DECIMAL(10,2), region VARCHAR(8))", src),
+				fmt.Sprintf("INSERT INTO demo.%s VALUES (1, 10.5, 'eu'), (2, 7.25, 'us'), (3, 1, 'eu')", src),
+				fmt.Sprintf("CREATE TABLE demo.%s (region VARCHAR(8), total DECIMAL(12,2))", tgt), insert,
+				fmt.Sprintf("CREATE TABLE demo.%s AS SELECT region, total AS region_total FROM demo.%s", ctas, tgt))
+			t.Cleanup(func() {
+				for _, tb := range []string{src, tgt, ctas} {
+					w.Exec("DROP TABLE IF EXISTS demo." + tb)
+				}
+			})
+			e.syncAudit()
+			var qid string
+			if err := e.rootDB().QueryRow("SELECT query_id FROM __internal_schema.audit_log WHERE stmt = ? AND `user` = ?", insert, mariadb.WriterUser).Scan(&qid); err != nil {
+				t.Fatal(err)
+			}
+			m := e.discover("doris_governance")
+			a := m.availability(t, "trace_column_lineage").Availability
+			wantVariant := map[string]string{"2.1": "audit_sql_inference_primary", "3.0": "audit_sql_inference_primary", "4.0": "audit_sql_inference_fallback"}[p]
+			if !a.Callable || a.ActiveVariant != wantVariant {
+				t.Fatalf("availability %+v", a)
+			}
+			var l lineage
+			cd := e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "direction": "upstream"}).decode(t, &l)
+			want := []string{fmt.Sprintf("internal.demo.%s -> internal.demo.%s @1", src, tgt)}
+			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") || l.EvidencePath != "audit" {
+				t.Fatalf("upstream edges %v, want %v", got, want)
+			}
+			if e0 := l.Edges[0]; e0.Evidence != "audit_sql_inference" || e0.QueryID != qid || e0.Statement != "INSERT_SELECT" {
+				t.Fatalf("evidence %+v, audit query id %s", e0, qid)
+			}
+			if (p == "4.0") != (cd.Status == "partial") {
+				t.Fatalf("%s status %s", p, cd.Status)
+			}
+			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "internal.demo." + src, "direction": "downstream", "depth": 2}).decode(t, &l)
+			want = []string{fmt.Sprintf("internal.demo.%s -> internal.demo.%s @1", src, tgt), fmt.Sprintf("internal.demo.%s -> internal.demo.%s @2", tgt, ctas)}
+			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("downstream edges %v, want %v", got, want)
+			}
+			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + src, "direction": "downstream", "depth": 1}).decode(t, &l)
+			if len(l.Edges) != 1 {
+				t.Fatalf("depth 1: %v", l.edges())
+			}
+			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + ctas, "column": "region_total", "direction": "upstream", "depth": 2}).decode(t, &l)
+			want = []string{
+				fmt.Sprintf("internal.demo.%s.total -> internal.demo.%s.region_total (direct) @1", tgt, ctas),
+				fmt.Sprintf("internal.demo.%s.amount -> internal.demo.%s.total (expression) @2", src, tgt),
+			}
+			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("column edges %v, want %v", got, want)
+			}
+			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "column": "region", "direction": "upstream"}).decode(t, &l)
+			if got := l.edges(); len(got) != 1 || !strings.Contains(got[0], ".region -> ") || !strings.Contains(got[0], "(direct)") {
+				t.Fatalf("region edges %v", got)
+			}
+			e.fail("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "evidence_mode": "native"},
+				"CHILD_EXECUTION_FAILED", "GOVERNANCE_NATIVE_LINEAGE_UNAVAILABLE")
+		})
+	}
+}
+
+// TestGovernanceNativeLineage: with the lineage plugin active (fe.conf)
+// and a store configured, lineage comes from the store's events.
+func TestGovernanceNativeLineage(t *testing.T) {
+	n := uniq(t)
+	store := "lineage_events_" + n
+	o := rootOpts("4.0")
+	o.feConfig = map[string]string{"activate_lineage_plugin": "[mcp-store-sink]"}
+	o.config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo." + store }
+	e := newEnv(t, o)
+	w := e.writer()
+	e.exec(w, "CREATE TABLE demo."+store+" (event_id VARCHAR(64), event_time DATETIME, query_id VARCHAR(64), source_object VARCHAR(256), "+
+		"target_object VARCHAR(256), source_column VARCHAR(128), target_column VARCHAR(128), dependency_type VARCHAR(32), statement_type VARCHAR(32))",
+		"INSERT INTO demo."+store+" VALUES ('ev-1', NOW() - INTERVAL 5 MINUTE, 'q-1', 'internal.demo.orders', 'internal.demo.daily_sales_x', 'total_amount', 'revenue', 'direct', 'INSERT_INTO'), "+
+			"('ev-2', NOW() - INTERVAL 3 MINUTE, 'q-2', 'internal.demo.daily_sales_x', 'internal.demo.sales_mart_x', NULL, NULL, NULL, 'CTAS')")
+	t.Cleanup(func() { w.Exec("DROP TABLE IF EXISTS demo." + store) })
+	a := e.discover("doris_governance").availability(t, "trace_column_lineage").Availability
+	if a.ActiveVariant != "native_lineage_events" || a.Status != "available" {
+		t.Fatalf("availability %+v", a)
+	}
+	var st struct {
+		ActivePath string         `json:"active_path"`
+		Reasons    []string       `json:"reasons"`
+		Store      map[string]any `json:"store"`
+	}
+	e.ok("doris_governance", "get_lineage_capability_status", map[string]any{}).decode(t, &st)
+	if st.ActivePath != "native_lineage_events" || st.Store["row_count"] != float64(2) || st.Store["recent_event_observed"] != true || len(st.Reasons) != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	var l lineage
+	e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.sales_mart_x", "direction": "upstream"}).decode(t, &l)
+	want := []string{"internal.demo.daily_sales_x -> internal.demo.sales_mart_x @1", "internal.demo.orders -> internal.demo.daily_sales_x @2"}
+	if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") || l.EvidencePath != "native" {
+		t.Fatalf("native edges %v, want %v", got, want)
+	}
+	if l.Edges[0].Evidence != "native_event" || l.Edges[0].EventID != "ev-2" || l.Edges[1].EventID != "ev-1" {
+		t.Fatalf("native evidence %+v", l.Edges)
+	}
+	e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.daily_sales_x", "column": "revenue", "direction": "upstream"}).decode(t, &l)
+	if got := l.edges(); len(got) != 1 || got[0] != "internal.demo.orders.total_amount -> internal.demo.daily_sales_x.revenue (direct) @1" {
+		t.Fatalf("native column edge %v", got)
+	}
+
+	// A store without the canonical columns is not a native path.
+	o.config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo.orders" }
+	e2 := newEnv(t, o)
+	if a := e2.discover("doris_governance").availability(t, "trace_column_lineage").Availability; a.ActiveVariant != "audit_sql_inference_fallback" {
+		t.Fatalf("store without event columns: %+v", a)
+	}
+	st = struct {
+		ActivePath string         `json:"active_path"`
+		Reasons    []string       `json:"reasons"`
+		Store      map[string]any `json:"store"`
+	}{}
+	e2.ok("doris_governance", "get_lineage_capability_status", map[string]any{}).decode(t, &st)
+	if st.ActivePath != "audit_sql_inference" || !strings.Contains(strings.Join(st.Reasons, " "), "LINEAGE_STORE_MISSING_COLUMNS") {
+		t.Fatalf("status %+v", st)
+	}
+}
