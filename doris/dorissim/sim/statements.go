@@ -40,6 +40,8 @@ func (c *conn) execute(sql string) error {
 		return c.switchCatalog(ts)
 	case ts[0].is("KILL"):
 		return c.killStatement(sql, ts)
+	case (ts[0].is("CREATE") || ts[0].is("DROP")) && (at(1).is("TABLE") || at(1).is("INDEX")), ts[0].is("BUILD") && at(1).is("INDEX"):
+		return c.searchDDL(sql, ts) // searchddl.go
 	}
 	return c.forward(sql)
 }
@@ -50,7 +52,10 @@ func (c *conn) forward(sql string) error {
 	if derr != nil {
 		return c.send(derr)
 	}
-	q := rw.sql
+	q, derr := c.searchRewrite(rw.sql) // MATCH, TOKENIZE, distances, arrays: searchvector.go
+	if derr != nil {
+		return c.send(derr)
+	}
 	if rw.timeout > 0 {
 		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
 	}
@@ -230,6 +235,10 @@ func (c *conn) show(sql string, ts []token) error {
 		return c.showCreateTable(sql, ts, i+2)
 	case w.is("PARTITIONS") && (at(i+1).is("FROM") || at(i+1).is("IN")):
 		return c.showPartitions(ts, i+2)
+	case w.is("BUILD") && at(i+1).is("INDEX"):
+		return c.showBuildIndex(ts, i+2) // searchstore.go
+	case w.is("INVERTED") && at(i+1).is("INDEX") && at(i+2).is("ANALYZER"):
+		return c.showAnalyzers(sql) // searchtext.go
 	}
 	if cols := cannedEmpty(ts[i:]); cols != nil {
 		return c.sendResult(cols, nil)
@@ -589,6 +598,11 @@ func (c *conn) showIndex(sql string, ts []token, i int) error {
 		rows = append(rows, []any{q.table, "", name, "", get(row, "Column_name"), "", "", "", "", "", typ,
 			get(row, "Index_comment"), props})
 	}
+	db := q.db
+	if db == "" {
+		db, _, _ = c.snapshot()
+	}
+	rows = append(rows, showIndexRows(q.table, c.storedIndexes(db, q.table))...) // searchstore.go
 	return c.sendResult(cols, rows)
 }
 
