@@ -124,6 +124,9 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 	if cr.Warnings == nil {
 		cr.Warnings = []string{}
 	}
+	if res.Masking != nil {
+		cr.Metadata["masking"] = res.Masking
+	}
 	if res.Evidence != nil {
 		cr.Evidence = res.Evidence
 	} else if ch.Family == Diagnostic {

@@ -22,6 +22,9 @@ type queryData struct {
 	Rows      []json.RawMessage `json:"rows"`
 	RowCount  int               `json:"row_count"`
 	Truncated bool              `json:"truncated"`
+	// Masking is what result masking did to Rows (mask.go); put it on
+	// the child's Result.
+	Masking *Masking `json:"-"`
 }
 
 // limits resolves a call's row budget and timeout against the deployment
@@ -118,15 +121,18 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated}, nil
+	return &Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated, Masking: data.Masking}, nil
 }
 
 // query runs s and returns typed rows within the row and byte budgets.
 // Rows stream from the driver and stop at the budget: nothing beyond it is
-// read or kept.
+// read or kept. Each row is masked as it is encoded (mask.go), and the
+// masked text is what counts toward the byte budget.
 func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxBytes int, rowsArg string) (*queryData, []string, error) {
 	data := &queryData{Rows: []json.RawMessage{}}
 	var names [][]byte // column names as JSON strings with the colon
+	var mask *columnPlan
+	var masked maskStats
 	total, byteCut := 0, false
 	buf := make([]byte, 0, 256)
 	err := r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
@@ -135,6 +141,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 			for _, n := range uniqueNames(cols) {
 				names = append(names, append(appendString(nil, n), ':'))
 			}
+			mask = r.mask.plan(cols)
 		}
 		if len(data.Rows) == maxRows {
 			data.Truncated = true
@@ -147,6 +154,13 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 				buf = append(buf, ',')
 			}
 			buf = append(buf, names[i]...)
+			if mask != nil && v != nil {
+				if m, rule, ok := mask.apply(i, v); ok {
+					masked.add(rule)
+					buf = appendString(buf, m)
+					continue
+				}
+			}
 			buf = appendValue(buf, cols[i].dbType, v)
 		}
 		buf = append(buf, '}')
@@ -165,6 +179,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		data.Columns = []column{}
 	}
 	data.RowCount = len(data.Rows)
+	data.Masking = masked.report(r.mask != nil)
 	var warnings []string
 	switch {
 	case byteCut:

@@ -44,6 +44,7 @@ type Runtime struct {
 	caps     *capabilities
 	sem      chan struct{} // MAX_CONCURRENT_QUERIES slots
 	handlers map[string]Handler
+	mask     *masker // nil: masking off (mask.go)
 
 	mu     sync.Mutex // protects routes
 	routes map[string]*route
@@ -90,6 +91,9 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		http:    hc,
 		sem:     make(chan struct{}, cfg.MaxConcurrentQueries),
 		routes:  map[string]*route{},
+	}
+	if r.mask, err = newMasker(&cfg); err != nil {
+		return nil, err
 	}
 	r.caps = newCapabilities(r)
 	r.handlers = r.handlerTable()
