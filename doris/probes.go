@@ -50,8 +50,11 @@ var errNotConfigured = errors.New("doris: provider not configured")
 var probeNotBuilt = map[string]bool{
 	"cluster.history_buckets":  true,
 	"governance.lineage_store": true,
-	"search.match_explain":     true,
 }
+
+// probeSQLFuncs are probes of more than one SQL statement, classified like
+// the single-statement ones.
+var probeSQLFuncs = searchProbeFuncs
 
 // probe runs one probe and classifies its outcome. retry is zero when the
 // outcome holds for the whole capability generation, else how long it
@@ -80,11 +83,14 @@ func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome stri
 		}
 		return ProbeFailed, failedRetry // the web server could not be reached
 	}
-	q, ok := probeSQL[id]
-	if !ok {
+	var err error
+	if f, ok := probeSQLFuncs[id]; ok {
+		err = f(r, ctx, rt)
+	} else if q, ok := probeSQL[id]; ok {
+		_, err = r.internalText(ctx, rt, q, 64, "PROBE")
+	} else {
 		return ProbeUnknown, 0
 	}
-	_, err := r.internalText(ctx, rt, q, 64, "PROBE")
 	if err == nil {
 		return ProbeOK, 0
 	}

@@ -35,7 +35,7 @@ func (c *conn) explain(sql string, ts []token) error {
 	if derr != nil {
 		return c.send(derr)
 	}
-	up, derr := c.searchRewrite(rw.sql) // searchvector.go
+	up, derr := c.searchRewriteForPlan(rw.sql) // searchvector.go
 	if derr != nil {
 		return c.send(derr)
 	}

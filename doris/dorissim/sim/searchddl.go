@@ -453,17 +453,20 @@ func (c *conn) dropTable(sql string, ts []token) error {
 // complex types). tableSeen reports that the table has visible columns;
 // sent, that an upstream error was already sent to the client.
 func (c *conn) columnType(db, table, column string) (typ string, notNull, tableSeen, sent bool, err error) {
-	r, sent, err := c.upQuery(fmt.Sprintf("SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, CHECK_CLAUSE FROM information_schema.COLUMNS "+
-		"LEFT JOIN information_schema.CHECK_CONSTRAINTS ON CONSTRAINT_SCHEMA = TABLE_SCHEMA AND CONSTRAINT_NAME = COLUMN_NAME "+
-		"AND CHECK_CONSTRAINTS.TABLE_NAME = COLUMNS.TABLE_NAME WHERE TABLE_SCHEMA = %s AND COLUMNS.TABLE_NAME = %s",
-		quoteString(db), quoteString(table)), "", 10000)
+	r, sent, err := c.upQuery(fmt.Sprintf("SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS "+
+		"WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s", quoteString(db), quoteString(table)), "", 10000)
 	if sent || err != nil {
 		return "", false, false, true, err
 	}
 	for _, row := range r.rows {
 		if strings.EqualFold(deref(row[0]), column) {
 			typ = strings.ToLower(deref(row[1]))
-			if strings.Contains(strings.ToLower(deref(row[3])), "json_valid") {
+			// A JSON column carries a json_valid check (queried on its own:
+			// joining information_schema tables crashes MariaDB 10.11 under
+			// concurrent use).
+			chk, err := c.storeQuery(fmt.Sprintf("SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = %s "+
+				"AND TABLE_NAME = %s AND CONSTRAINT_NAME = %s", quoteString(db), quoteString(table), quoteString(deref(row[0]))), 1)
+			if err == nil && len(chk.rows) == 1 && strings.Contains(strings.ToLower(deref(chk.rows[0][0])), "json_valid") {
 				typ = "array<float>"
 			}
 			return typ, deref(row[2]) == "NO", true, false, nil

@@ -315,7 +315,7 @@ func (c *conn) showBuildIndex(ts []token, i int) error {
 		}
 		out := []any{deref(row[0]), deref(row[1]), deref(row[1]), deref(row[2]), ms(row[3]), ms(row[4]), deref(row[5]),
 			deref(row[6]), deref(row[7]), progress}
-		keep := true
+		keep := c.s.profile().atLeast("4.0") || !strings.Contains(deref(row[2]), "USING ANN")
 		for k, v := range filters {
 			for j, name := range cols {
 				if strings.EqualFold(name, k) && fmt.Sprint(out[j]) != v {

@@ -271,7 +271,7 @@ var matchOps = map[string]string{"MATCH": "MATCH_ANY", "MATCH_ANY": "MATCH_ANY",
 
 // rewriteMatch replaces the MATCH predicate at significant position k (the
 // operator) in all/idx. It returns the position to continue from.
-func (c *conn) rewriteMatch(all []token, idx []int, k int, refs map[string]qname) (int, *dorisErr) {
+func (c *conn) rewriteMatch(all []token, idx []int, k int, refs map[string]qname, plan bool) (int, *dorisErr) {
 	op := matchOps[strings.ToUpper(all[idx[k]].text)]
 	// Left operand: [[db.]table.]column directly before the operator.
 	start := k - 1
@@ -322,7 +322,9 @@ func (c *conn) rewriteMatch(all []token, idx []int, k int, refs map[string]qname
 			break
 		}
 	}
-	if !found {
+	if !found && plan {
+		ix.props = map[string]string{"parser": "english"} // only planned, never run
+	} else if !found {
 		return k, newDorisErr(1105, "HY000", "(127.0.0.1)[INVERTED_INDEX_NOT_SUPPORTED]"+strings.ToLower(op)+" not support execute_match")
 	}
 	an := analyzerFor(ix.props)

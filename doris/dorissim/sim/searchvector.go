@@ -36,11 +36,26 @@ var distanceFuncs = map[string]string{
 // functions, arrays) to a statement that goes upstream. Statements without
 // any of them come back unchanged.
 func (c *conn) searchRewrite(sql string) (string, *dorisErr) {
+	return c.searchRewriteMode(sql, false)
+}
+
+// searchRewriteForPlan is searchRewrite for EXPLAIN: the plan of a MATCH on
+// a column without an inverted index is made (Doris fails such a MATCH
+// only when it runs).
+func (c *conn) searchRewriteForPlan(sql string) (string, *dorisErr) {
+	return c.searchRewriteMode(sql, true)
+}
+
+func (c *conn) searchRewriteMode(sql string, plan bool) (string, *dorisErr) {
 	if !needsSearchRewrite(sql) {
 		return sql, nil
 	}
+	matches := c.rewriteMatches
+	if plan {
+		matches = c.rewriteMatchesForPlan
+	}
 	var derr *dorisErr
-	for _, pass := range []func(string) (string, *dorisErr){c.rewriteDistances, rewriteArrays, c.rewriteMatches, c.rewriteTokenize} {
+	for _, pass := range []func(string) (string, *dorisErr){c.rewriteDistances, rewriteArrays, matches, c.rewriteTokenize} {
 		if sql, derr = pass(sql); derr != nil {
 			return "", derr
 		}
@@ -64,7 +79,11 @@ func needsSearchRewrite(sql string) bool {
 
 // rewriteMatches replaces every MATCH predicate (Doris form: col MATCH_x
 // 'text'; MariaDB's MATCH (...) AGAINST is left alone).
-func (c *conn) rewriteMatches(sql string) (string, *dorisErr) {
+func (c *conn) rewriteMatches(sql string) (string, *dorisErr) { return c.rewriteMatchesIn(sql, false) }
+
+func (c *conn) rewriteMatchesForPlan(sql string) (string, *dorisErr) { return c.rewriteMatchesIn(sql, true) }
+
+func (c *conn) rewriteMatchesIn(sql string, plan bool) (string, *dorisErr) {
 	all := lex(sql)
 	idx := sigIndexes(all)
 	refs := tableRefs(sig(all))
@@ -73,7 +92,7 @@ func (c *conn) rewriteMatches(sql string) (string, *dorisErr) {
 		if t.kind != tkWord || matchOps[strings.ToUpper(t.text)] == "" || (k+1 < len(idx) && all[idx[k+1]].isP("(")) {
 			continue
 		}
-		next, derr := c.rewriteMatch(all, idx, k, refs)
+		next, derr := c.rewriteMatch(all, idx, k, refs, plan)
 		if derr != nil {
 			return "", derr
 		}
