@@ -187,7 +187,9 @@ func (r *Runtime) diagnoseSearchQuery(ctx context.Context, c *Call) (*Result, er
 				return strings.Contains(strings.ToUpper(l), "OLAPSCANNODE")
 			})}
 		var fs []diagFinding
-		add := func(code, sev, msg string, d map[string]any) { fs = append(fs, diagFinding{code, sev, msg, "EXPLAIN", d}) }
+		add := func(code, sev, msg string, d map[string]any) {
+			fs = append(fs, diagFinding{code, sev, msg, "EXPLAIN", d})
+		}
 		if len(textF) > 0 {
 			if matchPlanned {
 				add("MATCH_PREDICATE_PLANNED", "info", "the plan keeps the MATCH predicate on the scan", map[string]any{"operators": orEmpty(ops)})

@@ -323,9 +323,9 @@ func TestSearchDataVectorAndHybrid(t *testing.T) {
 	every := c.ids(func(int) bool { return true })
 	for _, tc := range []struct {
 		name, mode, field, query string
-		filters             map[string]any
-		topK                int
-		keep                func(id int) bool
+		filters                  map[string]any
+		topK                     int
+		keep                     func(id int) bool
 	}{
 		{"l2", "vector", "emb_l2", "", nil, 10, nil},
 		{"inner product", "vector", "emb_ip", "", nil, 7, nil},

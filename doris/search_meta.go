@@ -254,7 +254,7 @@ func (r *Runtime) inspectSearchIndexes(ctx context.Context, c *Call) (*Result, e
 	}}
 	data := map[string]any{"database": t.Database, "table": t.Table, "indexes": items, "capabilities": map[string]any{
 		"text": len(caps["text_fields"]) > 0, "vector": len(caps["vector_fields"]) > 0,
-		"hybrid": len(caps["text_fields"]) > 0 && len(caps["vector_fields"]) > 0,
+		"hybrid":      len(caps["text_fields"]) > 0 && len(caps["vector_fields"]) > 0,
 		"text_fields": caps["text_fields"], "vector_fields": caps["vector_fields"], "metrics": caps["metrics"],
 	}}
 	jobs, cut, err := r.buildJobs(ctx, rt, t.Database, t.Table)

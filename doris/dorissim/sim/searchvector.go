@@ -81,7 +81,9 @@ func needsSearchRewrite(sql string) bool {
 // 'text'; MariaDB's MATCH (...) AGAINST is left alone).
 func (c *conn) rewriteMatches(sql string) (string, *dorisErr) { return c.rewriteMatchesIn(sql, false) }
 
-func (c *conn) rewriteMatchesForPlan(sql string) (string, *dorisErr) { return c.rewriteMatchesIn(sql, true) }
+func (c *conn) rewriteMatchesForPlan(sql string) (string, *dorisErr) {
+	return c.rewriteMatchesIn(sql, true)
+}
 
 func (c *conn) rewriteMatchesIn(sql string, plan bool) (string, *dorisErr) {
 	all := lex(sql)
