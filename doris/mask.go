@@ -249,11 +249,14 @@ func builtinKind(name string) string {
 	return ""
 }
 
-// columnPlan is the masking of one result's columns.
+// columnPlan is the masking of one result's columns. It is used by one
+// goroutine at a time: a masked value it returns is valid until the next
+// call of apply.
 type columnPlan struct {
 	rules []*maskRule // per column; nil: only the e-mail scan
 	text  []bool      // per column: a text value (scanned for e-mails)
 	ok    []bool      // per column: masking applies at all
+	buf   [2][]byte   // scratch for the masked value
 }
 
 // plan decides, once per result, which rule covers each column.
@@ -332,12 +335,14 @@ func (p *columnPlan) apply(i int, v []byte) (masked []byte, rule string, ok bool
 	}
 	out := v
 	if r := p.rules[i]; r != nil {
-		if m, changed := r.mask(v); changed {
+		if m, changed := r.mask(p.buf[0][:0], v); changed {
+			p.buf[0] = m
 			out, rule, ok = m, r.name, true
 		}
 	}
 	if p.text[i] && bytes.IndexByte(out, '@') >= 0 {
-		if m, changed := maskEmails(out); changed {
+		if m, changed := maskEmails(p.buf[1][:0], out); changed {
+			p.buf[1] = m
 			out, ok = m, true
 			if rule == "" {
 				rule = "email"
@@ -347,39 +352,39 @@ func (p *columnPlan) apply(i int, v []byte) (masked []byte, rule string, ok bool
 	return out, rule, ok
 }
 
-// mask applies one rule to a value.
-func (r *maskRule) mask(v []byte) ([]byte, bool) {
+// mask applies one rule to a value, appending the masked value to dst.
+func (r *maskRule) mask(dst, v []byte) ([]byte, bool) {
 	switch r.kind {
 	case "phone":
-		return maskPhone(v)
+		return maskPhone(dst, v)
 	case "identity":
-		return maskIdentity(v)
+		return maskIdentity(dst, v)
 	}
 	if r.pattern == nil {
-		return keepEnds(v, r.keepPrefix, r.keepSuffix, r.maskChar), true
+		return keepEnds(dst, v, r.keepPrefix, r.keepSuffix, r.maskChar), true
 	}
 	locs := r.pattern.FindAllIndex(v, -1)
 	if len(locs) == 0 {
 		return nil, false
 	}
-	out := make([]byte, 0, len(v))
+	out := dst
 	last := 0
 	for _, l := range locs {
 		out = append(out, v[last:l[0]]...)
-		out = append(out, keepEnds(v[l[0]:l[1]], r.keepPrefix, r.keepSuffix, r.maskChar)...)
+		out = keepEnds(out, v[l[0]:l[1]], r.keepPrefix, r.keepSuffix, r.maskChar)
 		last = l[1]
 	}
 	return append(out, v[last:]...), true
 }
 
-// keepEnds keeps the first prefix and last suffix characters of v and
-// replaces the others with c; when nothing would be hidden, all are.
-func keepEnds(v []byte, prefix, suffix int, c rune) []byte {
+// keepEnds appends v to out keeping its first prefix and last suffix
+// characters and replacing the others with c; when nothing would be
+// hidden, all are.
+func keepEnds(out, v []byte, prefix, suffix int, c rune) []byte {
 	n := utf8.RuneCount(v)
 	if prefix+suffix >= n {
 		prefix, suffix = 0, 0
 	}
-	out := make([]byte, 0, len(v))
 	k := 0
 	for _, r := range string(v) {
 		if k < prefix || k >= n-suffix {
@@ -394,7 +399,7 @@ func keepEnds(v []byte, prefix, suffix int, c rune) []byte {
 
 // maskPhone masks the digits of a phone number, keeping the first 3 and
 // last 4 (the last 4 only below 10 digits) and every separator.
-func maskPhone(v []byte) ([]byte, bool) {
+func maskPhone(out, v []byte) ([]byte, bool) {
 	s := bytes.TrimSpace(v)
 	digits := 0
 	for i, c := range s {
@@ -413,7 +418,6 @@ func maskPhone(v []byte) ([]byte, bool) {
 	if digits < 10 {
 		keepHead = 0
 	}
-	out := make([]byte, 0, len(v))
 	k := 0
 	for _, c := range v {
 		if c >= '0' && c <= '9' {
@@ -429,7 +433,7 @@ func maskPhone(v []byte) ([]byte, bool) {
 
 // maskIdentity masks an identity number: 8 to 20 letters and digits, at
 // least 4 of them digits, with optional "-", "/" or space separators.
-func maskIdentity(v []byte) ([]byte, bool) {
+func maskIdentity(out, v []byte) ([]byte, bool) {
 	s := bytes.TrimSpace(v)
 	alnum, digits := 0, 0
 	for _, c := range s {
@@ -451,7 +455,6 @@ func maskIdentity(v []byte) ([]byte, bool) {
 	if alnum >= 14 {
 		head = 6
 	}
-	out := make([]byte, 0, len(v))
 	k := 0
 	for _, c := range v {
 		if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
@@ -472,18 +475,18 @@ var fileExtensions = map[string]bool{"png": true, "jpg": true, "jpeg": true, "gi
 	"txt": true, "md": true, "zip": true, "gz": true, "tar": true, "csv": true, "xml": true, "yaml": true, "yml": true}
 
 func isLocalByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._%+-", c) >= 0
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._%+-'", c) >= 0
 }
 
 func isDomainByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
 }
 
-// maskEmails masks every e-mail address in v: the local part keeps its
-// first and last character (all of it is hidden when 2 or shorter); the
-// domain stays.
-func maskEmails(v []byte) ([]byte, bool) {
-	var out []byte
+// maskEmails appends v to out with every e-mail address masked: the local
+// part keeps its first and last character (all of it is hidden when 2 or
+// shorter); the domain stays. It reports false, and appends nothing, when
+// v holds no address.
+func maskEmails(out, v []byte) ([]byte, bool) {
 	last, changed := 0, false
 	for i := 0; i < len(v); i++ {
 		if v[i] != '@' {
@@ -493,7 +496,7 @@ func maskEmails(v []byte) ([]byte, bool) {
 		for start > last && isLocalByte(v[start-1]) {
 			start--
 		}
-		for start < i && v[start] == '.' { // a local part does not start with a dot
+		for start < i && (v[start] == '.' || v[start] == '\'') { // nor with a dot or a quote
 			start++
 		}
 		end := i + 1
@@ -506,17 +509,14 @@ func maskEmails(v []byte) ([]byte, bool) {
 		if start == i || !validDomain(v[i+1:end]) {
 			continue
 		}
-		if out == nil {
-			out = make([]byte, 0, len(v))
-		}
 		out = append(out, v[last:start]...)
 		local := v[start:i]
-		if len(local) <= 2 {
-			out = append(out, bytes.Repeat([]byte{'*'}, len(local))...)
-		} else {
-			out = append(out, local[0])
-			out = append(out, bytes.Repeat([]byte{'*'}, len(local)-2)...)
-			out = append(out, local[len(local)-1])
+		for k := range local {
+			if len(local) > 2 && (k == 0 || k == len(local)-1) {
+				out = append(out, local[k])
+			} else {
+				out = append(out, '*')
+			}
 		}
 		out = append(out, v[i:end]...)
 		last, i, changed = end, end-1, true

@@ -1,6 +1,8 @@
 package doris
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -198,4 +200,42 @@ func FuzzMaskValue(f *testing.F) {
 			t.Fatalf("%s %q -> %q changed length", col, v, out)
 		}
 	})
+}
+
+// BenchmarkMaskRows is the masking alone: 1,000 rows of 8 columns encoded
+// as query() encodes them, with and without the masking plan.
+func BenchmarkMaskRows(b *testing.B) {
+	cols := []column{{Name: "id", dbType: "INT"}, {Name: "full_name", dbType: "VARCHAR"}, {Name: "email", dbType: "VARCHAR"},
+		{Name: "phone", dbType: "VARCHAR"}, {Name: "id_card", dbType: "VARCHAR"}, {Name: "amount", dbType: "DECIMAL"},
+		{Name: "created_at", dbType: "DATETIME"}, {Name: "note", dbType: "VARCHAR"}}
+	rows := make([][][]byte, 1000)
+	for i := range rows {
+		rows[i] = [][]byte{[]byte(strconv.Itoa(i)), []byte("Customer " + strconv.Itoa(i)), []byte("customer." + strconv.Itoa(i) + "@example.com"),
+			[]byte("+1-555-123-4567"), []byte("110101199003074578"), []byte("1234.56"), []byte("2024-01-15 10:30:00"),
+			[]byte("order shipped to the warehouse")}
+	}
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("masking_%v", on), func(b *testing.B) {
+			var p *columnPlan
+			if on {
+				p = testMasker(b, "").plan(cols)
+			}
+			buf := make([]byte, 0, 1024)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, row := range rows {
+					buf = buf[:0]
+					for i, v := range row {
+						if p != nil {
+							if m, _, ok := p.apply(i, v); ok {
+								buf = appendString(buf, m)
+								continue
+							}
+						}
+						buf = appendValue(buf, cols[i].dbType, v)
+					}
+				}
+			}
+		})
+	}
 }

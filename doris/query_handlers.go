@@ -133,6 +133,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 	var names [][]byte // column names as JSON strings with the colon
 	var mask *columnPlan
 	var masked maskStats
+	var rowRules []string
 	total, byteCut := 0, false
 	buf := make([]byte, 0, 256)
 	err := r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
@@ -149,6 +150,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		}
 		buf = buf[:0]
 		buf = append(buf, '{')
+		rowRules = rowRules[:0]
 		for i, v := range row {
 			if i > 0 {
 				buf = append(buf, ',')
@@ -156,7 +158,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 			buf = append(buf, names[i]...)
 			if mask != nil && v != nil {
 				if m, rule, ok := mask.apply(i, v); ok {
-					masked.add(rule)
+					rowRules = append(rowRules, rule)
 					buf = appendString(buf, m)
 					continue
 				}
@@ -170,6 +172,9 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		}
 		total += len(buf)
 		data.Rows = append(data.Rows, append(json.RawMessage(nil), buf...))
+		for _, rule := range rowRules { // counted once the row is kept
+			masked.add(rule)
+		}
 		return false, nil
 	})
 	if err != nil {

@@ -33,7 +33,7 @@ type corpus struct {
 }
 
 // searchWriter connects to the simulator as the demo writer.
-func searchWriter(t *testing.T, e *env) *sql.DB {
+func searchWriter(t testing.TB, e *env) *sql.DB {
 	return direct(t, e.sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
 }
 
@@ -436,6 +436,9 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			e := newEnv(t, envOpts{profile: profile})
 			m := e.discover("doris_search")
+			if len(m.raw) > 16<<10 {
+				t.Errorf("the doris_search manifest is %d bytes; the budget is 16 KiB", len(m.raw))
+			}
 			wantVariant := map[string]string{"search_data": "inverted_text_search", "preview_text_analysis": "tokenizer_preview",
 				"inspect_search_indexes": "inverted_index_metadata", "diagnose_search_query": "search_query_diagnosis"}
 			if profile == "4.0" {
