@@ -193,4 +193,3 @@ func legacyCall(t *testing.T, url, tool string, args map[string]any) map[string]
 	return structured(t, post(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}}))
 }
-
