@@ -268,13 +268,19 @@ func (m *masker) plan(cols []column) *columnPlan {
 	for i, c := range cols {
 		k := kindOf(c.dbType)
 		p.text[i] = k == kindText
-		p.ok[i] = k == kindText || k == kindInt
-		if !p.ok[i] {
-			continue
+		if k == kindText || k == kindInt {
+			p.rules[i] = m.ruleFor(c.Name)
 		}
-		p.rules[i] = m.ruleFor(c.Name)
+		p.ok[i] = p.text[i] || p.rules[i] != nil
 	}
 	return p
+}
+
+// needs reports whether value v of column i may need masking: its column
+// has a rule, or it is text with an "@". It is the cheap test query() runs
+// on every value before apply.
+func (p *columnPlan) needs(i int, v []byte) bool {
+	return p.rules[i] != nil || p.text[i] && bytes.IndexByte(v, '@') >= 0
 }
 
 func (m *masker) ruleFor(column string) *maskRule {
@@ -302,15 +308,14 @@ func (m *masker) ruleFor(column string) *maskRule {
 // maskStats counts what masking changed in one result.
 type maskStats struct {
 	values int
-	rules  map[string]bool
+	rules  []string // the few distinct rules that fired
 }
 
 func (s *maskStats) add(rule string) {
 	s.values++
-	if s.rules == nil {
-		s.rules = map[string]bool{}
+	if !slices.Contains(s.rules, rule) {
+		s.rules = append(s.rules, rule)
 	}
-	s.rules[rule] = true
 }
 
 // report is the Masking summary of a result; nil stats with masking on
@@ -319,10 +324,7 @@ func (s *maskStats) report(enabled bool) *Masking {
 	m := &Masking{Applied: enabled}
 	if s != nil {
 		m.MaskedValues = s.values
-		for r := range s.rules {
-			m.Rules = append(m.Rules, r)
-		}
-		slices.Sort(m.Rules)
+		m.Rules = slices.Sorted(slices.Values(s.rules))
 	}
 	return m
 }
@@ -330,7 +332,7 @@ func (s *maskStats) report(enabled bool) *Masking {
 // apply masks value v of column i. It returns the masked text and the
 // rule that changed it, or ok=false when v stays as it is.
 func (p *columnPlan) apply(i int, v []byte) (masked []byte, rule string, ok bool) {
-	if !p.ok[i] || len(v) == 0 || !utf8.Valid(v) {
+	if !p.ok[i] || len(v) == 0 {
 		return nil, "", false
 	}
 	out := v
@@ -349,6 +351,8 @@ func (p *columnPlan) apply(i int, v []byte) (masked []byte, rule string, ok bool
 			}
 		}
 	}
+	// A masked value travels as a JSON string, bytes that are not UTF-8
+	// as U+FFFD; unmasked text that is not UTF-8 travels as base64.
 	return out, rule, ok
 }
 
@@ -474,13 +478,23 @@ var fileExtensions = map[string]bool{"png": true, "jpg": true, "jpeg": true, "gi
 	"bmp": true, "ico": true, "pdf": true, "js": true, "css": true, "json": true, "html": true, "htm": true,
 	"txt": true, "md": true, "zip": true, "gz": true, "tar": true, "csv": true, "xml": true, "yaml": true, "yml": true}
 
-func isLocalByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._%+-'", c) >= 0
-}
+// emailBytes classifies bytes: 1 may be in a local part, 2 in a domain.
+var emailBytes = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if alnum || strings.IndexByte("._%+-'", byte(c)) >= 0 {
+			t[c] |= 1
+		}
+		if alnum || c == '.' || c == '-' {
+			t[c] |= 2
+		}
+	}
+	return t
+}()
 
-func isDomainByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
-}
+func isLocalByte(c byte) bool { return emailBytes[c]&1 != 0 }
+
+func isDomainByte(c byte) bool { return emailBytes[c]&2 != 0 }
 
 // maskEmails appends v to out with every e-mail address masked: the local
 // part keeps its first and last character (all of it is hidden when 2 or
@@ -489,9 +503,11 @@ func isDomainByte(c byte) bool {
 func maskEmails(out, v []byte) ([]byte, bool) {
 	last, changed := 0, false
 	for i := 0; i < len(v); i++ {
-		if v[i] != '@' {
-			continue
+		at := bytes.IndexByte(v[i:], '@')
+		if at < 0 {
+			break
 		}
+		i += at
 		start := i
 		for start > last && isLocalByte(v[start-1]) {
 			start--
@@ -530,17 +546,20 @@ func maskEmails(out, v []byte) ([]byte, bool) {
 // validDomain: at least two labels of letters, digits and inner hyphens,
 // and a top-level label of 2 or more letters that is not a file extension.
 func validDomain(d []byte) bool {
-	labels := bytes.Split(d, []byte{'.'})
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
+	labels, start := 0, 0
+	for i := 0; i <= len(d); i++ {
+		if i < len(d) && d[i] != '.' {
+			continue
+		}
+		l := d[start:i]
 		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
 			return false
 		}
+		labels++
+		start = i + 1
 	}
-	tld := labels[len(labels)-1]
-	if len(tld) < 2 {
+	tld := d[bytes.LastIndexByte(d, '.')+1:]
+	if labels < 2 || len(tld) < 2 {
 		return false
 	}
 	for _, c := range tld {
@@ -548,7 +567,14 @@ func validDomain(d []byte) bool {
 			return false
 		}
 	}
-	return !fileExtensions[strings.ToLower(string(tld))]
+	var lower [8]byte
+	if len(tld) > len(lower) {
+		return true
+	}
+	for k, c := range tld {
+		lower[k] = c | 0x20
+	}
+	return !fileExtensions[string(lower[:len(tld)])]
 }
 
 // maskText masks one value of the named column the way data rows are

@@ -156,7 +156,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 				buf = append(buf, ',')
 			}
 			buf = append(buf, names[i]...)
-			if mask != nil && v != nil {
+			if mask != nil && v != nil && mask.needs(i, v) {
 				if m, rule, ok := mask.apply(i, v); ok {
 					rowRules = append(rowRules, rule)
 					buf = appendString(buf, m)
