@@ -28,6 +28,7 @@ var boundChildren = map[string][]string{
 	"doris_catalog": {"list_catalogs", "list_databases", "list_tables", "get_table_context", "get_table_size"},
 	"doris_query":   {"execute_query", "explain_query", "get_query_profile", "diagnose_query_performance", "list_slow_queries"},
 	"doris_cluster": {"list_cluster_nodes", "get_runtime_capabilities"},
+	"doris_search":  {"search_data", "preview_text_analysis", "inspect_search_indexes", "diagnose_search_query"},
 }
 
 func TestDorisDownAtStartThenUp(t *testing.T) {
