@@ -92,6 +92,14 @@ func argsFor(child string) map[string]any {
 		return map[string]any{"sql": "SELECT COUNT(*) FROM orders"}
 	case "list_slow_queries":
 		return map[string]any{"window_minutes": 5000}
+	case "search_data":
+		return map[string]any{"database": "demo", "table": "documents", "mode": "text", "query": "index"}
+	case "preview_text_analysis":
+		return map[string]any{"text": "Doris search"}
+	case "inspect_search_indexes":
+		return map[string]any{"database": "demo", "table": "documents"}
+	case "diagnose_search_query":
+		return map[string]any{"sql": "SELECT doc_id FROM demo.documents WHERE body MATCH_ANY 'index'"}
 	}
 	return map[string]any{}
 }
