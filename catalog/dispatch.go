@@ -259,6 +259,14 @@ func childResultJSON(ch *compiledChild, variant string, res *doris.Result) ([]by
 	b = appendStrings(b, uniq(res.Warnings))
 	b = append(b, `,"metadata":{"active_variant":`...)
 	b = appendQuoted(b, variant)
+	if res.Masking != nil {
+		m, err := json.Marshal(res.Masking)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"masking":`...)
+		b = append(b, m...)
+	}
 	b = append(b, '}')
 	switch {
 	case res.Evidence != nil:

@@ -43,6 +43,9 @@ type Config struct {
 	MaxConcurrentQueries   int           // MAX_CONCURRENT_QUERIES
 	MaxResponseContentSize int           // MAX_RESPONSE_CONTENT_SIZE: profile text characters
 
+	EnableMasking bool   // ENABLE_MASKING: mask personal data in result rows (mask.go)
+	MaskingRules  string // MASKING_RULES_JSON: operator masking rules (parseMaskRules)
+
 	CapabilityTTL time.Duration // CAPABILITY_SNAPSHOT_TTL_SECONDS
 	ProbeTimeout  time.Duration // CAPABILITY_PROBE_TIMEOUT_SECONDS
 	StaleGrace    time.Duration // CAPABILITY_STALE_GRACE_SECONDS
@@ -98,6 +101,7 @@ func DefaultConfig() Config {
 		QueryTimeout:           300 * time.Second,
 		MaxConcurrentQueries:   50,
 		MaxResponseContentSize: 4096,
+		EnableMasking:          true,
 		CapabilityTTL:          300 * time.Second,
 		ProbeTimeout:           5 * time.Second,
 		StaleGrace:             900 * time.Second,
@@ -178,6 +182,9 @@ func (c *Config) Validate() []error {
 	}
 	if c.MaxResponseContentSize < 1 || c.MaxResponseContentSize > 1<<20 {
 		fail("MAX_RESPONSE_CONTENT_SIZE", "%d is outside 1..1048576", c.MaxResponseContentSize)
+	}
+	if _, rerrs := parseMaskRules(c.MaskingRules); len(rerrs) > 0 {
+		errs = append(errs, rerrs...)
 	}
 	if c.CapabilityTTL < time.Second || c.CapabilityTTL > 86400*time.Second {
 		fail("CAPABILITY_SNAPSHOT_TTL_SECONDS", "%s is outside 1..86400 seconds", c.CapabilityTTL)

@@ -34,6 +34,7 @@ var boundChildren = map[string][]string{
 		"analyze_data_dependencies"},
 	"doris_governance": {"analyze_columns", "analyze_table_storage", "get_lineage_capability_status", "trace_column_lineage",
 		"analyze_data_access_patterns", "get_recent_audit_logs", "list_udfs", "get_auth_mapping_status"},
+	"doris_search": {"search_data", "preview_text_analysis", "inspect_search_indexes", "diagnose_search_query"},
 }
 
 // cloudOnly are bound children an integrated deployment cannot call.
@@ -120,6 +121,14 @@ func argsFor(child string) map[string]any {
 		return map[string]any{"object": "orders"}
 	case "trace_column_lineage":
 		return map[string]any{"object": "demo.orders"}
+	case "search_data":
+		return map[string]any{"database": "demo", "table": "documents", "mode": "text", "query": "index"}
+	case "preview_text_analysis":
+		return map[string]any{"text": "Doris search"}
+	case "inspect_search_indexes":
+		return map[string]any{"database": "demo", "table": "documents"}
+	case "diagnose_search_query":
+		return map[string]any{"sql": "SELECT doc_id FROM demo.documents WHERE body MATCH_ANY 'index'"}
 	}
 	return map[string]any{}
 }

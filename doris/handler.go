@@ -47,6 +47,9 @@ type Result struct {
 	Source string
 	// Truncated reports that a row or byte budget cut the data.
 	Truncated bool
+	// Masking reports result masking on children that return data rows
+	// (nil for the others); the envelope carries it in metadata.masking.
+	Masking *Masking
 }
 
 // JSONAppender is result data that renders its own JSON (query rows are

@@ -68,6 +68,7 @@ func (r *Runtime) probeBEMetrics(ctx context.Context, _ *route) error {
 // errNoHistory means NOT_SUPPORTED (nothing to build from yet).
 var probeFuncs = map[string]func(r *Runtime, ctx context.Context, rt *route) error{
 	"cluster.history_buckets": (*Runtime).probeHistoryBuckets,
+	"search.match_explain":    (*Runtime).probeMatchExplain,
 }
 
 var errNotConfigured = errors.New("doris: provider not configured")
@@ -88,21 +89,11 @@ func ProbeReason(outcome string) string {
 	return ""
 }
 
-// probeNotBuilt are probes of children whose provider this build does not
-// include (a lineage store) or whose evidence it does not read yet: their
-// outcome is NOT_CONFIGURED, never a guess.
-var probeNotBuilt = map[string]bool{
-	"search.match_explain": true,
-}
-
 // probe runs one probe and classifies its outcome. retry is zero when the
 // outcome holds for the whole capability generation, else how long it
 // may be trusted: a probe that failed because Doris or its web server
 // could not be reached, or that timed out, is run again later.
 func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome string, retry time.Duration) {
-	if probeNotBuilt[id] {
-		return ProbeNotConfigured, 0
-	}
 	if f, ok := probeProvider[id]; ok {
 		return f(r, ctx)
 	}

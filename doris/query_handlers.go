@@ -25,6 +25,9 @@ type queryData struct {
 	// SQL is the statement that produced the rows when the caller did not
 	// write it (a compiled metric query); "" otherwise.
 	SQL string `json:"sql,omitempty"`
+	// Masking is what result masking did to Rows (mask.go); put it on
+	// the child's Result.
+	Masking *Masking `json:"-"`
 }
 
 // AppendJSON writes {"columns":[...],"rows":[...],"row_count":n,"truncated":b}
@@ -157,15 +160,19 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated}, nil
+	return &Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated, Masking: data.Masking}, nil
 }
 
 // query runs s and returns typed rows within the row and byte budgets.
 // Rows stream from the driver and stop at the budget: nothing beyond it is
-// read or kept.
+// read or kept. Each row is masked as it is encoded (mask.go), and the
+// masked text is what counts toward the byte budget.
 func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxBytes int, rowsArg string) (*queryData, []string, error) {
 	data := &queryData{Rows: []json.RawMessage{}}
 	var names [][]byte // column names as JSON strings with the colon
+	var mask *columnPlan
+	var masked maskStats
+	var rowRules []string
 	total, byteCut := 0, false
 	buf := make([]byte, 0, 256)
 	err := r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
@@ -174,6 +181,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 			for _, n := range uniqueNames(cols) {
 				names = append(names, append(appendString(nil, n), ':'))
 			}
+			mask = r.mask.plan(cols)
 		}
 		if len(data.Rows) == maxRows {
 			data.Truncated = true
@@ -181,11 +189,19 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		}
 		buf = buf[:0]
 		buf = append(buf, '{')
+		rowRules = rowRules[:0]
 		for i, v := range row {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, names[i]...)
+			if mask != nil && v != nil && mask.needs(i, v) {
+				if m, rule, ok := mask.apply(i, v); ok {
+					rowRules = append(rowRules, rule)
+					buf = appendString(buf, m)
+					continue
+				}
+			}
 			buf = appendValue(buf, cols[i].dbType, v)
 		}
 		buf = append(buf, '}')
@@ -195,6 +211,9 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		}
 		total += len(buf)
 		data.Rows = append(data.Rows, append(json.RawMessage(nil), buf...))
+		for _, rule := range rowRules { // counted once the row is kept
+			masked.add(rule)
+		}
 		return false, nil
 	})
 	if err != nil {
@@ -204,6 +223,7 @@ func (r *Runtime) query(ctx context.Context, rt *route, s stmt, maxRows, maxByte
 		data.Columns = []column{}
 	}
 	data.RowCount = len(data.Rows)
+	data.Masking = masked.report(r.mask != nil)
 	var warnings []string
 	switch {
 	case byteCut:

@@ -59,6 +59,7 @@ func expectedJSON(dataType string, v sql.RawBytes) any {
 func TestExecuteQueryMatchesMariaDB(t *testing.T) {
 	e := newEnv(t, envOpts{config: func(c *doris.Config) {
 		c.MaxResultRows, c.MaxResultBytes = doris.AbsMaxResultRows, doris.AbsMaxResultBytes
+		c.EnableMasking = false // values byte for byte (masking: mask_integration_test.go)
 	}})
 	for _, tc := range []struct {
 		table, key string
@@ -85,7 +86,7 @@ func TestExecuteQueryMatchesMariaDB(t *testing.T) {
 // TestExecuteQueryThroughCatalog: the same comparison for a result that
 // fits the catalog's envelope limits, as a Host receives it.
 func TestExecuteQueryThroughCatalog(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.EnableMasking = false }})
 	q, cd, ev := e.query(map[string]any{"sql": "SELECT * FROM customers ORDER BY customer_id", "max_rows": 1000})
 	if q.RowCount != mariadb.DemoCustomers || q.Truncated || cd.Status != "success" || ev.Metadata.Truncated ||
 		ev.Metadata.Source != "doris_mysql" || cd.Metadata["active_variant"] != "mysql_read_only" {

@@ -45,6 +45,7 @@ type Runtime struct {
 	sem      chan struct{} // MAX_CONCURRENT_QUERIES slots
 	handlers map[string]Handler
 	semantic *semanticProviders // Ossie registry and MetricFlow client, when enabled
+	mask     *masker            // nil: masking off (mask.go)
 
 	mu     sync.Mutex // protects routes
 	routes map[string]*route
@@ -91,6 +92,9 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		http:    hc,
 		sem:     make(chan struct{}, cfg.MaxConcurrentQueries),
 		routes:  map[string]*route{},
+	}
+	if r.mask, err = newMasker(&cfg); err != nil {
+		return nil, err
 	}
 	r.caps = newCapabilities(r)
 	if r.semantic, err = openSemantic(&cfg); err != nil {

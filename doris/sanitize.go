@@ -1,6 +1,7 @@
 package doris
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"unicode"
@@ -416,8 +417,12 @@ func configValue(key, value string) (v any, ok bool) {
 	return nil, false
 }
 
-// splitNames reads "a,b", "[a, b]" and "" as a list of names.
+// splitNames reads "a,b", "[a, b]", `["a","b"]` and "" as a list of names.
 func splitNames(v string) []string {
+	var arr []string
+	if json.Unmarshal([]byte(v), &arr) == nil && arr != nil {
+		return arr
+	}
 	v = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(v), "["), "]")
 	out := []string{}
 	for _, p := range strings.Split(v, ",") {

@@ -16,6 +16,8 @@ import (
 //	demo.orders      5000 rows   (DECIMAL amounts, DATETIME, DATE, BIGINT external_ref
 //	                              beyond 2^53, VARBINARY payment_token, NULLs)
 //	demo.order_items ~12500 rows
+//	demo.documents     48 rows   (search: inverted indexes on title and body,
+//	                              an ANN index on the JSON embedding; demo_search.go)
 //	demo.v_daily_sales (VIEW)
 //	secret.salaries             (no demo account but root may read it)
 //	__internal_schema.audit_log  Doris 3.0 column set, 50 rows relative to now
@@ -232,6 +234,7 @@ SELECT o.order_date AS sales_date,
 FROM demo.orders o
 WHERE o.status NOT IN ('cancelled', 'returned')
 GROUP BY o.order_date`)
+	out = append(out, documentsStatements(now)...) // demo_search.go
 	add("ANALYZE TABLE demo.customers, demo.products, demo.orders, demo.order_items")
 
 	// secret

@@ -76,6 +76,9 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 		lines = append(lines, fmt.Sprintf("  INDEX %s (`%s`) USING INVERTED%s COMMENT %s", name, get(idx, row, "Column_name"), props,
 			quoteDDL(get(idx, row, "Index_comment"))))
 	}
+	for _, ix := range c.storedIndexes(db, q.table) { // searchstore.go
+		lines = append(lines, "  "+ix.ddl()+" COMMENT "+quoteDDL(ix.comment))
+	}
 	b.WriteString(strings.Join(lines, ",\n"))
 	b.WriteString("\n) ENGINE=OLAP\n")
 	model := "DUPLICATE"

@@ -45,8 +45,9 @@ func (s *Server) LoadDemoPipeline(ctx context.Context, user string) error {
 	now := time.Now().Truncate(time.Second)
 	stamp := now.Format("20060102_1504")
 	if err := run("CREATE TABLE IF NOT EXISTS web_events (event_id BIGINT NOT NULL, event_time DATETIME NOT NULL, " +
-		"customer_id INT NULL, event_type VARCHAR(16) NOT NULL, page VARCHAR(64) NULL, PRIMARY KEY (event_id)) " +
-		"COMMENT 'Clickstream landing table, loaded by Stream Load'"); err != nil {
+		"customer_id INT NULL, event_type VARCHAR(16) NOT NULL, page VARCHAR(64) NULL) UNIQUE KEY(event_id) " +
+		"COMMENT 'Clickstream landing table, loaded by Stream Load' DISTRIBUTED BY HASH(event_id) BUCKETS 1 " +
+		"PROPERTIES (\"replication_num\" = \"1\")"); err != nil {
 		return err
 	}
 	types := []string{"view", "view", "view", "search", "add_to_cart", "checkout"}

@@ -25,9 +25,10 @@ func (s *Server) DemoActivity(ctx context.Context) error {
 			"DROP TABLE IF EXISTS demo.product_sales",
 			"DROP TABLE IF EXISTS demo.customer_ltv",
 			"CREATE TABLE demo.daily_revenue (sales_date DATE NOT NULL COMMENT 'Order day', order_count INT NOT NULL COMMENT 'Orders that day', " +
-				"revenue DECIMAL(14,2) NOT NULL COMMENT 'Delivered revenue, USD', PRIMARY KEY (sales_date)) COMMENT 'Daily revenue, rebuilt nightly by etl_user'",
-			"CREATE TABLE demo.product_sales (product_id INT NOT NULL, units INT NOT NULL, revenue DECIMAL(14,2) NOT NULL, PRIMARY KEY (product_id)) " +
-				"COMMENT 'Units and revenue per product'",
+				"revenue DECIMAL(14,2) NOT NULL COMMENT 'Delivered revenue, USD') UNIQUE KEY(sales_date) COMMENT 'Daily revenue, rebuilt nightly by etl_user' " +
+				"DISTRIBUTED BY HASH(sales_date) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")",
+			"CREATE TABLE demo.product_sales (product_id INT NOT NULL, units INT NOT NULL, revenue DECIMAL(14,2) NOT NULL) UNIQUE KEY(product_id) " +
+				"COMMENT 'Units and revenue per product' DISTRIBUTED BY HASH(product_id) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")",
 			"INSERT INTO demo.daily_revenue (sales_date, order_count, revenue) SELECT order_date, COUNT(*), SUM(total_amount) " +
 				"FROM demo.orders WHERE status NOT IN ('cancelled', 'returned') GROUP BY order_date",
 			"INSERT INTO demo.product_sales (product_id, units, revenue) SELECT i.product_id, SUM(i.quantity), SUM(i.line_amount) " +

@@ -35,11 +35,15 @@ func (c *conn) explain(sql string, ts []token) error {
 	if derr != nil {
 		return c.send(derr)
 	}
-	r, sent, err := c.upQuery("EXPLAIN "+rw.sql, sql, 10000)
+	up, derr := c.searchRewriteForPlan(rw.sql) // searchvector.go
+	if derr != nil {
+		return c.send(derr)
+	}
+	r, sent, err := c.upQuery("EXPLAIN "+up, sql, 10000)
 	if sent || err != nil {
 		return err
 	}
-	lines := c.planLines(rw.sql, r, verbose)
+	lines := c.annPlanLines(rw.sql, c.planLines(rw.sql, r, verbose))
 	rows := make([][]any, len(lines))
 	for k, l := range lines {
 		rows[k] = []any{l}

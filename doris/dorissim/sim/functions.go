@@ -113,10 +113,10 @@ func (c *conn) parseFunctionHead(ts []token) (functionHead, *dorisErr) {
 	case 2:
 		h.db, h.name = parts[0], parts[1]
 	default:
-		return h, syntaxAt(ts, i)
+		return h, syntaxAt(ts, i, syntaxExpectName)
 	}
 	if next >= len(ts) || !ts[next].isP("(") {
-		return h, syntaxAt(ts, next)
+		return h, syntaxAt(ts, next, syntaxExpectName)
 	}
 	depth, start := 0, next+1
 	var args []string
@@ -138,7 +138,7 @@ func (c *conn) parseFunctionHead(ts []token) (functionHead, *dorisErr) {
 		}
 	}
 	if end < 0 {
-		return h, syntaxAt(ts, len(ts))
+		return h, syntaxAt(ts, len(ts), syntaxExpectName)
 	}
 	if last := typeText(ts[start:end]); last != "" {
 		args = append(args, last)
@@ -171,12 +171,25 @@ func typeText(ts []token) string {
 	return b.String()
 }
 
-func syntaxAt(ts []token, i int) *dorisErr {
-	tok := "<EOF>"
+// What Nereids says it expected at a syntax error.
+const (
+	syntaxExpectName = "{'(', IDENTIFIER}"
+	syntaxExpectEnd  = "{<EOF>, ';'}"
+)
+
+// syntaxAt is Nereids' syntax error at token i: what was found, what the
+// grammar expected there (as Doris prints it, "{'(', IDENTIFIER}"), and
+// the position on the line (tokens separated by one space, which is how
+// the statements the simulator parses are written).
+func syntaxAt(ts []token, i int, expecting string) *dorisErr {
+	tok, pos := "<EOF>", 0
+	for k := 0; k < i && k < len(ts); k++ {
+		pos += len(ts[k].text) + 1
+	}
 	if i < len(ts) {
 		tok = ts[i].text
 	}
-	return newDorisErr(1105, "HY000", fmt.Sprintf("\nmismatched input '%s' expecting {'(', IDENTIFIER}(line 1, pos 0)", tok))
+	return newDorisErr(1105, "HY000", fmt.Sprintf("\nmismatched input '%s' expecting %s(line 1, pos %d)", tok, expecting, pos))
 }
 
 // checkFunctionPriv applies Doris's privilege rule for function DDL.
@@ -209,7 +222,7 @@ func (c *conn) createFunction(sql string, ts []token) error {
 	case h.alias:
 		// WITH PARAMETER(p, ...) AS expr
 		if i+1 >= len(ts) || !ts[i].is("WITH") || !ts[i+1].is("PARAMETER") {
-			return c.send(syntaxAt(ts, i))
+			return c.send(syntaxAt(ts, i, syntaxExpectName))
 		}
 		var params []string
 		k := i + 2
@@ -220,14 +233,14 @@ func (c *conn) createFunction(sql string, ts []token) error {
 			k++
 		}
 		if k+1 >= len(ts) || !ts[k+1].is("AS") {
-			return c.send(syntaxAt(ts, k+1))
+			return c.send(syntaxAt(ts, k+1, syntaxExpectName))
 		}
 		f.kind, f.binary, f.ret = "ALIAS", "JAVA_UDF", "VARCHAR(*)"
 		f.props["parameter"] = strings.Join(params, ",")
 		f.props["origin_function"] = tailAfter(sql, k+2)
 	default:
 		if i >= len(ts) || !ts[i].is("RETURNS") {
-			return c.send(syntaxAt(ts, i))
+			return c.send(syntaxAt(ts, i, syntaxExpectName))
 		}
 		k := i + 1
 		start := k
@@ -247,7 +260,7 @@ func (c *conn) createFunction(sql string, ts []token) error {
 		}
 		props, ok := keyValueProperties(ts, k+1)
 		if !ok {
-			return c.send(syntaxAt(ts, k+1))
+			return c.send(syntaxAt(ts, k+1, syntaxExpectName))
 		}
 		for key, v := range props {
 			f.props[strings.ToLower(key)] = v

@@ -170,7 +170,7 @@ func tablePropsSeed() string {
 func (c *conn) alterTableSet(ts []token) error {
 	q, next, ok := parseTableRef(ts, 2)
 	if !ok || next >= len(ts) || !ts[next].is("SET") {
-		return c.send(syntaxAt(ts, next))
+		return c.send(syntaxAt(ts, next, syntaxExpectName))
 	}
 	db := q.db
 	if db == "" {
@@ -178,7 +178,7 @@ func (c *conn) alterTableSet(ts []token) error {
 	}
 	props, ok := keyValueProperties(ts, next+1)
 	if !ok || len(props) == 0 {
-		return c.send(syntaxAt(ts, next+1))
+		return c.send(syntaxAt(ts, next+1, syntaxExpectName))
 	}
 	if !c.admin {
 		r, err := c.upstreamConn().query("SELECT COUNT(*) FROM information_schema.SCHEMA_PRIVILEGES WHERE TABLE_SCHEMA = "+

@@ -115,16 +115,12 @@ func (c *conn) insertStatement(sql string, ts []token) error {
 	if txn, taken := c.s.pipe.labelTaken(db, label); taken {
 		return c.send(newDorisErr(1105, "HY000", fmt.Sprintf("Label [%s] has already been used, relate to txn [%d]", label, txn)))
 	}
-	rw, derr := c.rewrite(join(all))
+	q, derr := c.translate(join(all))
 	if derr != nil {
 		return c.send(derr)
 	}
 	job := &loadJob{id: c.s.pipe.id(), txn: c.s.pipe.txn(), db: db, table: table, label: label, user: c.user,
 		created: time.Now()}
-	q := rw.sql
-	if rw.timeout > 0 {
-		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
-	}
 	var r *result
 	var sent bool
 	var err error

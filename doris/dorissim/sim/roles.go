@@ -64,7 +64,7 @@ func (c *conn) createRole(ts []token) error {
 		i, ifNotExists = i+3, true
 	}
 	if i >= len(ts) || !(ts[i].isIdent() || ts[i].kind == tkString) {
-		return c.send(syntaxAt(ts, i))
+		return c.send(syntaxAt(ts, i, syntaxExpectName))
 	}
 	name := roleName(ts[i])
 	comment := ""
@@ -96,7 +96,7 @@ func (c *conn) dropRole(ts []token) error {
 		i, ifExists = i+2, true
 	}
 	if i >= len(ts) {
-		return c.send(syntaxAt(ts, i))
+		return c.send(syntaxAt(ts, i, syntaxExpectName))
 	}
 	name := roleName(ts[i])
 	if builtinRoles[name] {
@@ -149,7 +149,7 @@ func (c *conn) grantRole(ts []token) error {
 			}
 		}
 		if on < 0 || to+2 >= len(ts) {
-			return c.send(syntaxAt(ts, to))
+			return c.send(syntaxAt(ts, to, syntaxExpectName))
 		}
 		role := roleName(ts[to+2])
 		if ok, derr := c.roleExists(role); derr != nil || !ok {

@@ -9,7 +9,7 @@ import (
 
 // seedVersion changes whenever the __doris_sim layout changes; an upstream
 // already seeded with the same version is left alone.
-const seedVersion = "sim-seed-v3"
+const seedVersion = "sim-seed-v4"
 
 // seed creates the __doris_sim schema (Doris-only information_schema tables
 // and per-version views) through the first admin account in Options.Users.
@@ -59,6 +59,7 @@ func (s *Server) seedStatements() []string {
 	ts := func(d time.Duration) string { return "'" + fmtTime(now.Add(-d)) + "'" }
 	add("CREATE DATABASE IF NOT EXISTS `%s` DEFAULT CHARACTER SET utf8mb4 COMMENT 'Doris simulator: Doris-only system tables'", simSchema)
 	add("CREATE TABLE IF NOT EXISTS `%s`.sim_meta (k VARCHAR(64) PRIMARY KEY, v VARCHAR(255))", simSchema)
+	out = append(out, searchStoreStatements()...) // searchstore.go
 	users := []string{"root", "mcp_reader", "mcp_writer"}
 	for u := range s.opts.Users {
 		if u != "root" && u != "mcp_reader" && u != "mcp_writer" {

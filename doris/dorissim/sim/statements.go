@@ -45,6 +45,8 @@ func (c *conn) execute(sql string) error {
 		return c.killStatement(sql, ts)
 	case (ts[0].is("CREATE") || ts[0].is("ALTER") || ts[0].is("DROP")) && at(1).is("WORKLOAD") && at(2).is("GROUP"):
 		return c.workloadGroupDDL(ts) // workload.go
+	case (ts[0].is("CREATE") || ts[0].is("DROP")) && (at(1).is("TABLE") || at(1).is("INDEX")), ts[0].is("BUILD") && at(1).is("INDEX"):
+		return c.searchDDL(sql, ts) // searchddl.go
 	}
 	if ok, err := c.governanceStatement(sql, ts); ok {
 		return err
@@ -54,15 +56,30 @@ func (c *conn) execute(sql string) error {
 
 // forward translates and relays a statement.
 func (c *conn) forward(sql string) error {
-	rw, derr := c.rewrite(sql)
+	q, derr := c.translate(sql)
 	if derr != nil {
 		return c.send(derr)
 	}
-	q := rw.sql
+	return c.relay(q, sql)
+}
+
+// translate turns a Doris statement into the upstream statement that
+// stands in for it: names and functions (rewrite.go), then MATCH,
+// TOKENIZE, distances and array literals (searchvector.go), then a
+// query_timeout hint as MariaDB's statement time limit.
+func (c *conn) translate(sql string) (string, *dorisErr) {
+	rw, derr := c.rewrite(sql)
+	if derr != nil {
+		return "", derr
+	}
+	q, derr := c.searchRewrite(rw.sql)
+	if derr != nil {
+		return "", derr
+	}
 	if rw.timeout > 0 {
 		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
 	}
-	return c.relay(q, sql)
+	return q, nil
 }
 
 // tailAfter returns the text of sql after its first n significant tokens.
@@ -224,6 +241,10 @@ func (c *conn) show(sql string, ts []token) error {
 		return c.showCreateTable(sql, ts, i+2)
 	case w.is("PARTITIONS") && (at(i+1).is("FROM") || at(i+1).is("IN")):
 		return c.showPartitionsOf(ts, i+2)
+	case w.is("BUILD") && at(i+1).is("INDEX"):
+		return c.showBuildIndex(ts, i+2) // searchstore.go
+	case w.is("INVERTED") && at(i+1).is("INDEX") && at(i+2).is("ANALYZER"):
+		return c.showAnalyzers(sql) // searchtext.go
 	}
 	if cols := cannedEmpty(ts[i:]); cols != nil {
 		return c.sendResult(cols, nil)
@@ -583,6 +604,11 @@ func (c *conn) showIndex(sql string, ts []token, i int) error {
 		rows = append(rows, []any{q.table, "", name, "", get(row, "Column_name"), "", "", "", "", "", typ,
 			get(row, "Index_comment"), props})
 	}
+	db := q.db
+	if db == "" {
+		db, _, _ = c.snapshot()
+	}
+	rows = append(rows, showIndexRows(q.table, c.storedIndexes(db, q.table))...) // searchstore.go
 	return c.sendResult(cols, rows)
 }
 

@@ -174,7 +174,7 @@ func containsFold(xs []string, s string) bool {
 func (c *conn) statsTarget(ts []token, i int) (db, table string, next int, derr *dorisErr) {
 	q, next, ok := parseTableRef(ts, i)
 	if !ok {
-		return "", "", 0, syntaxAt(ts, i)
+		return "", "", 0, syntaxAt(ts, i, syntaxExpectName)
 	}
 	if derr := c.checkCatalog(q.catalog); derr != nil {
 		return "", "", 0, derr
