@@ -33,6 +33,16 @@ func (p profile) auditTarget() string {
 	return quoteIdent(simSchema) + "." + quoteIdent(p.prefix()+"audit_log")
 }
 
+// auditRef is what a reference to the audit log becomes: the derived
+// table in queries (so the audit log's own grant decides who reads it),
+// the view where a table name is needed (SHOW, DESC).
+func auditRef(p profile, nameNeeded bool) string {
+	if nameNeeded {
+		return p.auditTarget()
+	}
+	return p.auditSource()
+}
+
 // clauseWords end a table reference (so a following word is not an alias).
 var clauseWords = map[string]bool{
 	"WHERE": true, "GROUP": true, "ORDER": true, "LIMIT": true, "HAVING": true, "JOIN": true, "INNER": true,
@@ -185,7 +195,7 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			k += 2
 		case t.isIdent() && !prevDot && strings.EqualFold(t.ident(), "__internal_schema") && next(1).isP(".") &&
 			next(2).isIdent() && strings.EqualFold(next(2).ident(), "audit_log") && p.auditTarget() != "":
-			all[idx[k]].text = p.auditTarget()
+			all[idx[k]].text = auditRef(p, noAlias)
 			blank(k, k+2)
 			addAlias(k, k+2, "audit_log")
 			k += 2
@@ -196,7 +206,7 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			addAlias(k, k, name)
 		case t.isIdent() && !prevDot && !next(1).isP(".") && k > 0 && (all[idx[k-1]].is("FROM") || all[idx[k-1]].is("JOIN")) &&
 			strings.EqualFold(db, "__internal_schema") && strings.EqualFold(t.ident(), "audit_log") && p.auditTarget() != "":
-			all[idx[k]].text = p.auditTarget()
+			all[idx[k]].text = auditRef(p, noAlias)
 			addAlias(k, k, "audit_log")
 		case t.kind == tkVar && strings.HasPrefix(t.text, "@@"):
 			if lit, ok := c.variableLiteral(t.text); ok {

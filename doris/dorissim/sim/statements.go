@@ -451,7 +451,7 @@ func (c *conn) describe(sql string, ts []token) error {
 
 // columnsResult reshapes MariaDB's SHOW [FULL] COLUMNS into Doris's.
 func (c *conn) columnsResult(stmt, orig string, full bool) error {
-	r, sent, err := c.upQuery(stmt, orig, 100000)
+	r, sent, err := c.columnsQuery(stmt, orig)
 	if sent || err != nil {
 		return err
 	}
