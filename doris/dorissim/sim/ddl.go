@@ -54,6 +54,9 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 		}
 		typ := strings.NewReplacer("decimalv3", "decimal", "datetimev2", "datetime", "datev2", "date").Replace(dorisType(get(cols, row, "Type")))
 		typ = strings.TrimSuffix(typ, "(0)")
+		if t := c.s.lake.columnType(udb, utbl, name); t != "" {
+			typ = t // a type MariaDB stores differently (VARIANT, ARRAY, ...)
+		}
 		line := fmt.Sprintf("  `%s` %s %s", name, typ, null)
 		if k := cols.colIndex("Default"); k >= 0 && row[k] != nil {
 			line += " DEFAULT " + quoteDDL(strings.Trim(*row[k], "'"))
@@ -79,7 +82,13 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	b.WriteString(strings.Join(lines, ",\n"))
 	b.WriteString("\n) ENGINE=OLAP\n")
 	model := "DUPLICATE"
-	if len(keys) > 0 {
+	meta := c.s.lake.table(udb, utbl)
+	if meta != nil && meta.keyModel != "" {
+		model, keys = meta.keyModel, nil
+		for _, k := range meta.keyCols {
+			keys = append(keys, "`"+k+"`")
+		}
+	} else if len(keys) > 0 {
 		model = "UNIQUE"
 	} else if len(cols.rows) > 0 {
 		keys = []string{"`" + get(cols, cols.rows[0], "Field") + "`"}
@@ -99,6 +108,11 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	props = append(props, `"light_schema_change" = "true"`, `"disable_auto_compaction" = "false"`,
 		`"enable_single_replica_compaction" = "false"`, `"group_commit_interval_ms" = "10000"`,
 		`"group_commit_data_bytes" = "134217728"`)
+	if meta != nil { // properties given at CREATE TABLE through the simulator
+		for _, kv := range meta.props {
+			props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+		}
+	}
 	b.WriteString(strings.Join(props, ",\n"))
 	b.WriteString("\n);")
 	return c.sendResult([]string{"Table", "Create Table"}, [][]any{{q.table, b.String()}})

@@ -128,24 +128,6 @@ func (p profile) catalogsCols() []string {
 	return []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "Comment"}
 }
 
-func (p profile) catalogRows(current string) [][]any {
-	cur := func(n string) string {
-		if strings.EqualFold(current, n) {
-			return "yes"
-		}
-		return ""
-	}
-	hive := []any{"130100", "hive", "hms", cur("hive"), "2023-12-25 16:11:41.687"}
-	internal := []any{"0", "internal", "internal", cur("internal"), "UNRECORDED"}
-	if p.atLeast("3.0") {
-		hive = append(hive, "2023-12-25 20:43:18")
-		internal = append(internal, nil)
-	}
-	hive = append(hive, nil)
-	internal = append(internal, "Doris internal catalog")
-	return [][]any{hive, internal}
-}
-
 // workloadGroup is one group; both shapes are derived from it.
 type workloadGroup struct {
 	id                          string

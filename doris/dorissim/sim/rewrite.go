@@ -56,6 +56,9 @@ var clauseWords = map[string]bool{
 type rewritten struct {
 	sql     string
 	timeout int // seconds from a SET_VAR(query_timeout=...) hint; 0 = none
+	// variantType: the result carries VARIANT_TYPE() values to finish
+	// (relayVariantTypes).
+	variantType bool
 }
 
 var reSetVar = regexp.MustCompile(`(?i)SET_VAR\s*\(([^)]*)\)`)
@@ -63,10 +66,14 @@ var reSetVar = regexp.MustCompile(`(?i)SET_VAR\s*\(([^)]*)\)`)
 // rewrite applies the Doris -> MariaDB translations to a statement that will
 // be forwarded upstream.
 func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
+	sql, variantType, derr := c.lakeRewrite(sql)
+	if derr != nil {
+		return rewritten{}, derr
+	}
 	p := c.s.profile()
 	db, _, _ := c.snapshot()
 	all := lex(sql)
-	var res rewritten
+	res := rewritten{variantType: variantType}
 
 	// SET_VAR hint right after the leading SELECT.
 	firstSig := -1
@@ -361,10 +368,15 @@ func chainLen(all []token, idx []int, k int) int {
 	return n
 }
 
-// catalogError is what a reference to a catalog other than internal gets.
+// catalogError is what a reference to a catalog other than internal gets
+// where the simulator cannot follow it: the catalog's own failure (the
+// unreachable hive metastore), or that the catalog is unknown.
 func (c *conn) catalogError(name string) *dorisErr {
-	if strings.EqualFold(name, "hive") {
-		return newDorisErr(1105, "HY000", hiveUnreachable)
+	if cat := c.extCatalogOf(name); cat != nil {
+		if derr := cat.usable(); derr != nil {
+			return derr
+		}
+		return newDorisErr(1105, "HY000", "This operation is not supported for external catalog "+name)
 	}
 	return newDorisErr(1105, "HY000", "Unknown catalog '"+name+"'")
 }

@@ -99,6 +99,7 @@ type Server struct {
 	profiles   *profileStore
 	stats      stats
 	audit      *auditWriter
+	lake       lakehouse // external catalogs and Doris-only table metadata
 }
 
 type stats struct {

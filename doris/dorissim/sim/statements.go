@@ -23,6 +23,9 @@ func (c *conn) execute(sql string) error {
 		}
 		return token{}
 	}
+	if handled, err := c.lakeExecute(sql, ts); handled {
+		return err
+	}
 	switch {
 	case ts[0].is("SHOW"):
 		return c.show(sql, ts)
@@ -53,6 +56,9 @@ func (c *conn) forward(sql string) error {
 	q := rw.sql
 	if rw.timeout > 0 {
 		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
+	}
+	if rw.variantType {
+		return c.relayVariantTypes(q, sql)
 	}
 	return c.relay(q, sql)
 }
@@ -135,6 +141,9 @@ func (c *conn) show(sql string, ts []token) error {
 		}
 		return token{}
 	}
+	if handled, err := c.lakeShow(sql, ts); handled {
+		return err
+	}
 	p := c.s.profile()
 	now := time.Now()
 	i := 1
@@ -165,22 +174,6 @@ func (c *conn) show(sql string, ts []token) error {
 			return c.send(derr)
 		}
 		return c.sendResult(cols, rows)
-	case w.is("CATALOGS"):
-		_, cur, _ := c.snapshot()
-		rows := p.catalogRows(cur)
-		if at(i + 1).is("LIKE") {
-			pat := at(i + 2).str()
-			var keep [][]any
-			for _, r := range rows {
-				if likeMatch(pat, r[1].(string)) {
-					keep = append(keep, r)
-				}
-			}
-			rows = keep
-		}
-		return c.sendResult(p.catalogsCols(), rows)
-	case w.is("CATALOG") && at(i+1).isIdent():
-		return c.showCatalog(at(i + 1).ident())
 	case w.is("DATABASES") || w.is("SCHEMAS"):
 		return c.showDatabases(sql, ts, i+1)
 	case w.is("TABLES"):
@@ -255,8 +248,7 @@ func (c *conn) proc(path string) ([]string, [][]any, *dorisErr) {
 	case "/current_queries", "/current_query_stmts":
 		return currentQueriesCols, c.s.currentQueries(c), nil
 	case "/catalogs":
-		_, cur, _ := c.snapshot()
-		return p.catalogsCols(), p.catalogRows(cur), nil
+		return p.catalogsCols(), c.catalogRows(), nil
 	case "/statistic":
 		r, _, err := c.upQuery("SELECT TABLE_SCHEMA, COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN "+
 			"('information_schema','mysql','performance_schema','sys','"+simSchema+"') GROUP BY TABLE_SCHEMA ORDER BY TABLE_SCHEMA", "", 10000)
@@ -291,22 +283,6 @@ func dbID(name string) string {
 	return strconv.Itoa(10000 + int(h[0])<<8 + int(h[1]))
 }
 
-func (c *conn) showCatalog(name string) error {
-	switch strings.ToLower(name) {
-	case "hive":
-		return c.sendResult([]string{"Key", "Value"}, [][]any{
-			{"create_time", "2023-12-25 16:11:41.687"},
-			{"hive.metastore.uris", "thrift://127.0.0.1:9083"},
-			{"ipc.client.fallback-to-simple-auth-allowed", "true"},
-			{"type", "hms"},
-			{"use_meta_cache", "true"},
-		})
-	case "internal":
-		return c.sendResult([]string{"Key", "Value"}, [][]any{{"type", "internal"}})
-	}
-	return c.send(c.catalogError(name))
-}
-
 // showDatabases: SHOW DATABASES [FROM catalog] [LIKE ... | WHERE ...].
 func (c *conn) showDatabases(sql string, ts []token, i int) error {
 	cat := ""
@@ -325,7 +301,7 @@ func (c *conn) showDatabases(sql string, ts []token, i int) error {
 	var rows [][]any
 	for _, row := range r.rows {
 		n := deref(row[0])
-		if hidden[strings.ToLower(n)] {
+		if hidden[strings.ToLower(n)] || isBackingDatabase(n) {
 			continue
 		}
 		rows = append(rows, []any{n})
@@ -434,7 +410,7 @@ func (c *conn) showColumns(sql string, ts []token, i int, full bool) error {
 		stmt += "FULL "
 	}
 	stmt += "COLUMNS FROM " + qualified(udb, utbl) + " " + tailAfter(sql, next)
-	return c.columnsResult(stmt, sql, full)
+	return c.columnsResult(stmt, sql, full, udb, utbl)
 }
 
 func (c *conn) describe(sql string, ts []token) error {
@@ -446,11 +422,12 @@ func (c *conn) describe(sql string, ts []token) error {
 		return c.send(derr)
 	}
 	udb, utbl := c.upstreamTable(q.db, q.table)
-	return c.columnsResult("SHOW COLUMNS FROM "+qualified(udb, utbl), sql, false)
+	return c.columnsResult("SHOW COLUMNS FROM "+qualified(udb, utbl), sql, false, udb, utbl)
 }
 
-// columnsResult reshapes MariaDB's SHOW [FULL] COLUMNS into Doris's.
-func (c *conn) columnsResult(stmt, orig string, full bool) error {
+// columnsResult reshapes MariaDB's SHOW [FULL] COLUMNS of udb.utbl into
+// Doris's (types MariaDB cannot hold, such as VARIANT, as declared).
+func (c *conn) columnsResult(stmt, orig string, full bool, udb, utbl string) error {
 	r, sent, err := c.columnsQuery(stmt, orig)
 	if sent || err != nil {
 		return err
@@ -480,6 +457,9 @@ func (c *conn) columnsResult(stmt, orig string, full bool) error {
 			def = strings.Trim(*d, "'")
 		}
 		typ := dorisType(deref(get(row, "Type")))
+		if t := c.s.lake.columnType(stripInternalPrefix(udb), utbl, deref(get(row, "Field"))); t != "" {
+			typ = t
+		}
 		if full {
 			rows = append(rows, []any{deref(get(row, "Field")), typ, "", deref(get(row, "Null")), key, def, extra, "",
 				deref(get(row, "Comment"))})
@@ -1015,6 +995,9 @@ func (c *conn) use(ts []token) error {
 }
 
 func (c *conn) useDatabase(db string) error {
+	if cat := c.currentExt(); cat != nil {
+		return c.useExternal(cat, db)
+	}
 	db = stripInternalPrefix(db)
 	r, sent, err := c.upQuery("USE "+quoteIdent(db), "USE "+db, 1)
 	if sent || err != nil {
