@@ -221,6 +221,12 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
+	l.int("LAKEHOUSE_MAX_CATALOG_OBJECTS", &d.Lakehouse.MaxCatalogObjects)
+	l.int("LAKEHOUSE_MAX_CATALOG_DATABASES", &d.Lakehouse.MaxCatalogDatabases)
+	l.int("LAKEHOUSE_MAX_SNAPSHOTS", &d.Lakehouse.MaxSnapshots)
+	l.int("LAKEHOUSE_MAX_PARTITIONS", &d.Lakehouse.MaxPartitions)
+	l.int("LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", &d.Lakehouse.MaxVariantSampleRows)
+	l.int("LAKEHOUSE_MAX_VARIANT_PATHS", &d.Lakehouse.MaxVariantPaths)
 	return l.errs
 }
 

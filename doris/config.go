@@ -43,6 +43,19 @@ type Config struct {
 	CapabilityTTL time.Duration // CAPABILITY_SNAPSHOT_TTL_SECONDS
 	ProbeTimeout  time.Duration // CAPABILITY_PROBE_TIMEOUT_SECONDS
 	StaleGrace    time.Duration // CAPABILITY_STALE_GRACE_SECONDS
+
+	Lakehouse LakehouseLimits // LAKEHOUSE_*
+}
+
+// LakehouseLimits bound what the doris_lakehouse children read. A caller's
+// object_limit or sample_rows above a ceiling is an argument error.
+type LakehouseLimits struct {
+	MaxCatalogObjects    int // LAKEHOUSE_MAX_CATALOG_OBJECTS: tables in a catalog's object sample, 1..500
+	MaxCatalogDatabases  int // LAKEHOUSE_MAX_CATALOG_DATABASES: databases in that sample, 1..100
+	MaxSnapshots         int // LAKEHOUSE_MAX_SNAPSHOTS: newest snapshots listed, 1..500
+	MaxPartitions        int // LAKEHOUSE_MAX_PARTITIONS: partitions listed, 1..1000
+	MaxVariantSampleRows int // LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS: rows a VARIANT profile reads, 1..500
+	MaxVariantPaths      int // LAKEHOUSE_MAX_VARIANT_PATHS: paths a VARIANT profile reports, 1..2000
 }
 
 // Absolute ceilings no configuration may exceed.
@@ -81,6 +94,8 @@ func DefaultConfig() Config {
 		CapabilityTTL:          300 * time.Second,
 		ProbeTimeout:           5 * time.Second,
 		StaleGrace:             900 * time.Second,
+		Lakehouse: LakehouseLimits{MaxCatalogObjects: 50, MaxCatalogDatabases: 20, MaxSnapshots: 50, MaxPartitions: 100,
+			MaxVariantSampleRows: 20, MaxVariantPaths: 200},
 	}
 }
 
@@ -163,6 +178,21 @@ func (c *Config) Validate() []error {
 	}
 	if c.StaleGrace < 0 || c.StaleGrace > 86400*time.Second {
 		fail("CAPABILITY_STALE_GRACE_SECONDS", "%s is outside 0..86400 seconds", c.StaleGrace)
+	}
+	for _, b := range []struct {
+		name   string
+		v, max int
+	}{
+		{"LAKEHOUSE_MAX_CATALOG_OBJECTS", c.Lakehouse.MaxCatalogObjects, 500},
+		{"LAKEHOUSE_MAX_CATALOG_DATABASES", c.Lakehouse.MaxCatalogDatabases, 100},
+		{"LAKEHOUSE_MAX_SNAPSHOTS", c.Lakehouse.MaxSnapshots, 500},
+		{"LAKEHOUSE_MAX_PARTITIONS", c.Lakehouse.MaxPartitions, 1000},
+		{"LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", c.Lakehouse.MaxVariantSampleRows, 500},
+		{"LAKEHOUSE_MAX_VARIANT_PATHS", c.Lakehouse.MaxVariantPaths, 2000},
+	} {
+		if b.v < 1 || b.v > b.max {
+			fail(b.name, "%d is outside 1..%d", b.v, b.max)
+		}
 	}
 	return errs
 }

@@ -211,6 +211,14 @@ func (c *conn) checkExtTable(r extRef, orig string) (*tableMeta, bool, error) {
 		return nil, true, err
 	}
 	if len(res.rows) == 0 || strings.Contains(r.table, "$") {
+		// Missing, or there but not visible to the client: Doris tells the two apart.
+		if !strings.Contains(r.table, "$") {
+			if adm, err := c.s.adminQuery(1, "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = "+
+				quoteString(r.backing())+" AND TABLE_NAME = "+quoteString(r.table)); err == nil && len(adm.rows) == 1 {
+				return nil, true, c.send(newDorisErr(1105, "HY000", fmt.Sprintf("Permission denied: user ['%s'@'%%'] does not have "+
+					"privilege for [priv predicate: OR, Admin_priv Select_priv ] command on [%s].[%s].[%s]", c.user, r.cat.name, r.db, r.table)))
+			}
+		}
 		return nil, true, c.send(unknownExtTable(r.db, r.table))
 	}
 	return c.s.lake.table(r.backing(), r.table), false, nil
