@@ -82,7 +82,10 @@ func (r *Runtime) inspectLakehouseTable(ctx context.Context, c *Call) (*Result, 
 				data[k] = v
 			}
 		}
-		entry := map[string]any{"status": sec.Status, "source": sec.Source}
+		entry := map[string]any{"status": sec.Status}
+		if sec.Source != "" {
+			entry["source"] = sec.Source
+		}
 		if sec.ReasonCode != "" {
 			entry["reason_code"] = sec.ReasonCode
 		}

@@ -150,7 +150,10 @@ func (r *Runtime) inspectVariantColumn(ctx context.Context, c *Call) (*Result, e
 	var evidence []map[string]any
 	for _, s := range steps {
 		sec := p.Sections[s.Name]
-		entry := map[string]any{"status": sec.Status, "source": sec.Source}
+		entry := map[string]any{"status": sec.Status}
+		if sec.Source != "" {
+			entry["source"] = sec.Source
+		}
 		if sec.ReasonCode != "" {
 			entry["reason_code"] = sec.ReasonCode
 		}

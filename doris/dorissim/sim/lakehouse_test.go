@@ -264,3 +264,28 @@ func TestVariantColumns(t *testing.T) {
 		t.Fatalf("SHOW CREATE TABLE:\n%s", ddl)
 	}
 }
+
+// TestDemoLakehouse: the demo's statements run through the simulator and
+// leave an Iceberg table with three snapshots and a VARIANT table.
+func TestDemoLakehouse(t *testing.T) {
+	s, in := startSim(t, "4.0")
+	dropBacking(t, in, "iceberg_demo", "sales")
+	t.Cleanup(func() { in.Root().Exec("DROP TABLE IF EXISTS demo.events") })
+	in.Root().Exec("DROP TABLE IF EXISTS demo.events")
+	rt := root(t, s, in)
+	run(t, rt, sim.DemoLakehouseStatements()...)
+	r := mustQuery(t, rt, "SELECT operation FROM iceberg_demo.sales.orders$snapshots ORDER BY committed_at")
+	var ops []string
+	for _, row := range r.rows {
+		ops = append(ops, row[0].String)
+	}
+	if strings.Join(ops, ",") != "append,append,overwrite" {
+		t.Fatalf("snapshots: %v", ops)
+	}
+	if n := mustQuery(t, rt, "SELECT COUNT(*) FROM iceberg_demo.sales.orders").rows[0][0].String; n != "6" {
+		t.Fatalf("orders: %s rows, want 6", n)
+	}
+	if r := mustQuery(t, rt, "SHOW FULL COLUMNS FROM demo.events"); r.rows[3][1].String != "variant" {
+		t.Fatalf("events: %v", r.rows)
+	}
+}
