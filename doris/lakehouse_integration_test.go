@@ -20,14 +20,14 @@ import (
 // root. Its backing databases are dropped, and the reader's grants on them
 // revoked, when the test ends.
 type lake struct {
-	t    *testing.T
+	t    testing.TB
 	e    *env
 	root *sql.Conn
 	name string
 	dbs  []string
 }
 
-func newLake(t *testing.T, e *env, name, props string, dbs ...string) *lake {
+func newLake(t testing.TB, e *env, name, props string, dbs ...string) *lake {
 	t.Helper()
 	pool := direct(t, e.sim.Addr(), "root", e.db.RootPassword(), "demo")
 	conn, err := pool.Conn(context.Background())
@@ -368,5 +368,33 @@ func TestLakehouseCatalogObjects(t *testing.T) {
 	}
 	if strings.Join(seen, " ") != "a.t1" || !got.Truncated {
 		t.Fatalf("object_limit 1: %v truncated=%v", seen, got.Truncated)
+	}
+}
+
+// TestLakehouseHiveTable: a partitioned table of an HMS catalog lists the
+// partition values of its rows (SHOW PARTITIONS), and says it has no
+// snapshots rather than failing.
+func TestLakehouseHiveTable(t *testing.T) {
+	e := newEnv(t, envOpts{profile: "2.1", noAudit: true})
+	l := newLake(t, e, "lhhive", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "logs")
+	l.grant("logs")
+	l.exec("CREATE TABLE lhhive.logs.access (path STRING, status INT, dt STRING, region STRING) PARTITION BY LIST (dt, region) ()",
+		"INSERT INTO lhhive.logs.access VALUES ('/', 200, '2024-05-01', 'eu'), ('/a', 404, '2024-05-01', 'eu'), ('/b', 200, '2024-05-02', 'us')")
+	var got lakeTableResult
+	cd := e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": "lhhive", "database": "logs", "table": "access",
+		"include_snapshots": true, "include_partitions": true}).decode(t, &got)
+	var names []string
+	for _, p := range got.Partitions {
+		names = append(names, p.Name)
+	}
+	if got.Format != "hive" || strings.Join(names, " ") != "dt=2024-05-01/region=eu dt=2024-05-02/region=us" ||
+		strings.Join(got.PartitionColumns, ",") != "dt,region" {
+		t.Fatalf("format %s, partitions %v, partition columns %v", got.Format, names, got.PartitionColumns)
+	}
+	if s := got.Sections["snapshots"]; s.Status != "unavailable" || s.ReasonCode != "LAKEHOUSE_SNAPSHOTS_NOT_SUPPORTED_FOR_FORMAT" || cd.Status != "partial" {
+		t.Fatalf("snapshots: %+v (%s)", s, cd.Status)
+	}
+	if got.Pushdown == nil || strings.Join(got.Pushdown.ScanNodes, ",") != "VHIVE_SCAN_NODE" {
+		t.Fatalf("pushdown: %+v", got.Pushdown)
 	}
 }

@@ -363,3 +363,43 @@ func TestLakehouseAvailabilityPerProfile(t *testing.T) {
 		t.Errorf("lakehouse availability differs from %s:\n%s", path, b)
 	}
 }
+
+// BenchmarkLakehouse measures each child end to end (catalog dispatch,
+// runtime, the simulator and MariaDB):
+//
+//	go test ./doris -run '^$' -bench Lakehouse -benchtime 200x
+func BenchmarkLakehouse(b *testing.B) {
+	e := newEnv(b, envOpts{profile: "4.0", noAudit: true})
+	l := newLake(b, e, "lhbench", `"type" = "iceberg", "warehouse" = "s3://bench/wh"`, "db")
+	l.grant("db")
+	l.exec("CREATE TABLE lhbench.db.t (id INT, dt DATE) PARTITION BY LIST (dt) ()")
+	for i := 0; i < 10; i++ {
+		l.exec(fmt.Sprintf("INSERT INTO lhbench.db.t VALUES (%d, '2024-01-%02d'), (%d, '2024-01-%02d')", 2*i, 1+i, 2*i+1, 1+i))
+	}
+	b.Cleanup(func() { e.rootDB().Exec("DROP TABLE IF EXISTS demo.lh_bench_events") })
+	l.exec("DROP TABLE IF EXISTS demo.lh_bench_events",
+		"CREATE TABLE demo.lh_bench_events (id BIGINT NOT NULL, v VARIANT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1")
+	var values []string
+	for i, d := range variantDocs(200) {
+		j, _ := json.Marshal(d)
+		values = append(values, fmt.Sprintf("(%d, '%s')", i, j))
+	}
+	l.exec("INSERT INTO demo.lh_bench_events VALUES " + strings.Join(values, ", "))
+	for _, c := range []struct {
+		name, child string
+		args        map[string]any
+	}{
+		{"inspect_external_catalog", "inspect_external_catalog", map[string]any{"catalog": "lhbench", "include_objects": true}},
+		{"inspect_lakehouse_table", "inspect_lakehouse_table", map[string]any{"catalog": "lhbench", "database": "db", "table": "t",
+			"include_snapshots": true, "include_partitions": true}},
+		{"inspect_variant_column_20rows", "inspect_variant_column", map[string]any{"database": "demo", "table": "lh_bench_events", "column": "v"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e.ok("doris_lakehouse", c.child, c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.ok("doris_lakehouse", c.child, c.args)
+			}
+		})
+	}
+}

@@ -82,6 +82,14 @@ func (l *lakehouse) catalog(name string) (*extCatalog, bool) {
 	return c, ok
 }
 
+// hasCreated reports catalogs beyond the built-in hive: only then can a
+// statement name an external table the simulator must resolve.
+func (l *lakehouse) hasCreated() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.catalogs) > 1 || len(l.catalogs) == 1 && l.catalogs["hive"] == nil
+}
+
 // list returns the external catalogs sorted by name.
 func (l *lakehouse) list() []*extCatalog {
 	l.mu.Lock()

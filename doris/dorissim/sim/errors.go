@@ -64,13 +64,13 @@ func (c *conn) mapError(pe *parsedErr, sql, orig string) *dorisErr {
 		}
 	case 1044:
 		if m := reDBDenied.FindStringSubmatch(pe.Msg); m != nil {
-			return &dorisErr{1044, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied for user '%s'@'%%' to database '%s'", m[1], m[3])}
+			return &dorisErr{1044, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied for user '%s'@'%%' to database '%s'", m[1], c.displayDB(m[3]))}
 		}
 	case 1227:
 		return &dorisErr{1227, "42000", "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation"}
 	case 1049:
 		if m := reUnknownDB.FindStringSubmatch(pe.Msg); m != nil {
-			return &dorisErr{1049, "42000", fmt.Sprintf("errCode = 2, detailMessage = Unknown database '%s'", m[1])}
+			return &dorisErr{1049, "42000", fmt.Sprintf("errCode = 2, detailMessage = Unknown database '%s'", c.displayDB(m[1]))}
 		}
 	case 1146:
 		if m := reNoTable.FindStringSubmatch(pe.Msg); m != nil {

@@ -46,12 +46,12 @@ func tableContext(prev token) bool {
 // lakeRewrite returns sql with the lakehouse translations applied, and
 // whether its results carry VARIANT_TYPE() values to finish.
 func (c *conn) lakeRewrite(sql string) (string, bool, *dorisErr) {
-	if !strings.ContainsAny(sql, ".$[(") {
-		return sql, false, nil
-	}
-	out, derr := c.rewriteExtRefs(sql)
-	if derr != nil {
-		return "", false, derr
+	out := sql
+	if c.s.lake.hasCreated() || c.currentExt() != nil || strings.Contains(strings.ToLower(sql), "iceberg_meta") {
+		var derr *dorisErr
+		if out, derr = c.rewriteExtRefs(sql); derr != nil {
+			return "", false, derr
+		}
 	}
 	if !strings.Contains(out, "[") && !strings.Contains(strings.ToLower(out), "variant_type") {
 		return out, false, nil
