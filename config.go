@@ -259,6 +259,12 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.int("GOVERNANCE_MAX_LINEAGE_EDGES", &d.Governance.MaxLineageEdges)
 	l.str("GOVERNANCE_LINEAGE_STORE_TABLE", &d.Governance.LineageStoreTable)
 	l.int("GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES", &d.Governance.RecentEventMinutes)
+	l.int("LAKEHOUSE_MAX_CATALOG_OBJECTS", &d.Lakehouse.MaxCatalogObjects)
+	l.int("LAKEHOUSE_MAX_CATALOG_DATABASES", &d.Lakehouse.MaxCatalogDatabases)
+	l.int("LAKEHOUSE_MAX_SNAPSHOTS", &d.Lakehouse.MaxSnapshots)
+	l.int("LAKEHOUSE_MAX_PARTITIONS", &d.Lakehouse.MaxPartitions)
+	l.int("LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", &d.Lakehouse.MaxVariantSampleRows)
+	l.int("LAKEHOUSE_MAX_VARIANT_PATHS", &d.Lakehouse.MaxVariantPaths)
 	return l.errs
 }
 

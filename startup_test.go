@@ -50,6 +50,8 @@ func TestStartupFailures(t *testing.T) {
 		{"default rows above ceiling", map[string]string{"MAX_RESULT_ROWS": "10", "DEFAULT_RESULT_ROWS": "11"}, nil, []string{"DEFAULT_RESULT_ROWS"}},
 		{"byte ceiling too low", map[string]string{"MAX_RESULT_BYTES": "100"}, nil, []string{"MAX_RESULT_BYTES"}},
 		{"query timeout too long", map[string]string{"QUERY_TIMEOUT": "301"}, nil, []string{"QUERY_TIMEOUT"}},
+		{"lakehouse bounds", map[string]string{"LAKEHOUSE_MAX_SNAPSHOTS": "501", "LAKEHOUSE_MAX_VARIANT_PATHS": "0"}, nil,
+			[]string{"LAKEHOUSE_MAX_SNAPSHOTS", "LAKEHOUSE_MAX_VARIANT_PATHS"}},
 		{"bad DORIS_HOSTS entry", map[string]string{"DORIS_HOSTS": "fe1:9030,fe2"}, nil, []string{"DORIS_HOSTS"}},
 		{"unknown child in the denylist", map[string]string{"MCP_CHILD_TOOL_DENYLIST": "doris_query.drop_everything"}, nil, []string{"doris_query.drop_everything"}},
 		{"every problem at once", map[string]string{

@@ -357,7 +357,7 @@ func randomString(rng *rand.Rand, n int) string {
 // qualified names, ISO dates, identifiers.
 func patternString(rng *rand.Rand, pattern string, n int) string {
 	switch {
-	case strings.Contains(pattern, `(\\.[^.]+)`):
+	case strings.Contains(pattern, `(\.[^.]+)`) || strings.Contains(pattern, `(\\.[^.]+)`):
 		return []string{"db.tbl", "cat.db.tbl", "a.b.c.d", "x"}[rng.IntN(4)]
 	case strings.HasPrefix(pattern, "^[0-9]{4}"):
 		return []string{"2026-11-30", "2026-11-30T10:00:00Z", "2026-11-30 10:00:00+0100", "2026-1-1"}[rng.IntN(4)]

@@ -53,6 +53,7 @@ type Config struct {
 	Ossie      ossie.Config      // OSSIE_*: semantic models for doris_semantic
 	MetricFlow metricflow.Config // METRICFLOW_*: the MetricFlow provider of doris_semantic
 	Governance GovernanceConfig
+	Lakehouse  LakehouseLimits // LAKEHOUSE_*
 }
 
 // GovernanceConfig bounds the doris_governance children.
@@ -66,6 +67,17 @@ type GovernanceConfig struct {
 	// RecentEventMinutes is GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES: how
 	// old the newest lineage event may be for the store to count as live.
 	RecentEventMinutes int
+}
+
+// LakehouseLimits bound what the doris_lakehouse children read. A caller's
+// object_limit or sample_rows above a ceiling is an argument error.
+type LakehouseLimits struct {
+	MaxCatalogObjects    int // LAKEHOUSE_MAX_CATALOG_OBJECTS: tables in a catalog's object sample, 1..500
+	MaxCatalogDatabases  int // LAKEHOUSE_MAX_CATALOG_DATABASES: databases in that sample, 1..100
+	MaxSnapshots         int // LAKEHOUSE_MAX_SNAPSHOTS: newest snapshots listed, 1..500
+	MaxPartitions        int // LAKEHOUSE_MAX_PARTITIONS: partitions listed, 1..1000
+	MaxVariantSampleRows int // LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS: rows a VARIANT profile reads, 1..500
+	MaxVariantPaths      int // LAKEHOUSE_MAX_VARIANT_PATHS: paths a VARIANT profile reports, 1..2000
 }
 
 // Absolute ceilings no configuration may exceed.
@@ -109,6 +121,8 @@ func DefaultConfig() Config {
 		MetricFlow:             metricflow.DefaultConfig(),
 		Governance: GovernanceConfig{MaxSampleRatio: 0.25, MaxAuditWindowDays: 30, MaxLineageEdges: 500,
 			RecentEventMinutes: 1440},
+		Lakehouse: LakehouseLimits{MaxCatalogObjects: 50, MaxCatalogDatabases: 20, MaxSnapshots: 50, MaxPartitions: 100,
+			MaxVariantSampleRows: 20, MaxVariantPaths: 200},
 	}
 }
 
@@ -213,6 +227,21 @@ func (c *Config) Validate() []error {
 	if g.LineageStoreTable != "" {
 		if _, err := lineageStoreParts(g.LineageStoreTable); err != nil {
 			fail("GOVERNANCE_LINEAGE_STORE_TABLE", "%q is not db.table or catalog.db.table of plain names", g.LineageStoreTable)
+		}
+	}
+	for _, b := range []struct {
+		name   string
+		v, max int
+	}{
+		{"LAKEHOUSE_MAX_CATALOG_OBJECTS", c.Lakehouse.MaxCatalogObjects, 500},
+		{"LAKEHOUSE_MAX_CATALOG_DATABASES", c.Lakehouse.MaxCatalogDatabases, 100},
+		{"LAKEHOUSE_MAX_SNAPSHOTS", c.Lakehouse.MaxSnapshots, 500},
+		{"LAKEHOUSE_MAX_PARTITIONS", c.Lakehouse.MaxPartitions, 1000},
+		{"LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", c.Lakehouse.MaxVariantSampleRows, 500},
+		{"LAKEHOUSE_MAX_VARIANT_PATHS", c.Lakehouse.MaxVariantPaths, 2000},
+	} {
+		if b.v < 1 || b.v > b.max {
+			fail(b.name, "%d is outside 1..%d", b.v, b.max)
 		}
 	}
 	return errs

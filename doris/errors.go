@@ -211,6 +211,15 @@ func plainIdentChain(s string) bool {
 	return s != ""
 }
 
+// plainObject is name when it is a plain identifier chain short enough to
+// report as an error's object, else "".
+func plainObject(name string) string {
+	if plainIdentChain(name) && len(name) <= maxIdent {
+		return name
+	}
+	return ""
+}
+
 // syntaxPosition reads Nereids' "(line L, pos P)": L counts from 1, P is
 // the 0-based character column.
 func syntaxPosition(msg string) (line, col int) {

@@ -7,7 +7,6 @@ package doris_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -356,9 +355,6 @@ func TestGovernanceSecretsNeverLeave(t *testing.T) {
 	}
 }
 
-// updateGovernanceGoldens rewrites the per-release availability goldens.
-var updateGovernanceGoldens = flag.Bool("governance.update", false, "rewrite testdata/golden/governance-availability.json")
-
 // TestGovernanceAvailabilityGoldens: the doris_governance manifest's
 // availability, per release and account, against a reviewed golden file;
 // no child is HANDLER_NOT_BOUND.
@@ -388,7 +384,7 @@ func TestGovernanceAvailabilityGoldens(t *testing.T) {
 	b, _ := json.MarshalIndent(got, "", "  ")
 	b = append(b, '\n')
 	path := filepath.Join("..", "testdata", "golden", "governance-availability.json")
-	if *updateGovernanceGoldens {
+	if *updateGoldens {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}

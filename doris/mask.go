@@ -578,8 +578,8 @@ func validDomain(d []byte) bool {
 }
 
 // maskText masks one value of the named column the way data rows are
-// masked, for children that read values as text (samples, top values,
-// min/max). It returns the value unchanged when masking is off or does
+// masked, for children that return values read as text (partition
+// values). It returns the value unchanged when masking is off or does
 // not apply, and the rule that changed it.
 func (r *Runtime) maskText(name, value string) (string, string, bool) {
 	p := r.mask.plan([]column{{Name: name, dbType: "VARCHAR"}})
@@ -591,29 +591,4 @@ func (r *Runtime) maskText(name, value string) (string, string, bool) {
 		return value, "", false
 	}
 	return string(m), rule, true
-}
-
-// maskTextRows masks every value of t in place, by its column names, and
-// returns the Masking summary to put on the child's Result.
-func (r *Runtime) maskTextRows(t *textRows) *Masking {
-	cols := make([]column, len(t.cols))
-	for i, n := range t.cols {
-		cols[i] = column{Name: n, dbType: "VARCHAR"}
-	}
-	p := r.mask.plan(cols)
-	var st maskStats
-	if p != nil {
-		for _, row := range t.rows {
-			for i := range row {
-				if !row[i].Valid {
-					continue
-				}
-				if m, rule, ok := p.apply(i, []byte(row[i].String)); ok {
-					row[i].String = string(m)
-					st.add(rule)
-				}
-			}
-		}
-	}
-	return st.report(r.mask != nil)
 }

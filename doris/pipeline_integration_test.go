@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -681,8 +680,6 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 	t.Logf("analyze_data_dependencies {object: web_events} -> %s", ev.raw)
 }
 
-var updatePipelineGoldens = flag.Bool("update-pipeline", false, "rewrite testdata/golden/pipeline-availability-*.json")
-
 // TestPipelineManifestGoldens pins what a Host discovers of doris_pipeline
 // on each simulated release (availability, variant, reasons), and checks
 // the live manifest's byte budget. Run with -update-pipeline after an
@@ -709,7 +706,7 @@ func TestPipelineManifestGoldens(t *testing.T) {
 			b, _ := json.MarshalIndent(got, "", "  ")
 			b = append(b, '\n')
 			path := filepath.Join("..", "testdata", "golden", "pipeline-availability-"+profile+".json")
-			if *updatePipelineGoldens {
+			if *updateGoldens {
 				if err := os.WriteFile(path, b, 0o644); err != nil {
 					t.Fatal(err)
 				}

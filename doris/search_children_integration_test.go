@@ -3,7 +3,6 @@ package doris_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +12,6 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // checkGolden compares v (as indented JSON) with testdata/golden/name.
 func checkGolden(t *testing.T, name string, v any) {
@@ -27,7 +24,7 @@ func checkGolden(t *testing.T, name string, v any) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("..", "testdata", "golden", name)
-	if *updateGolden {
+	if *updateGoldens {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

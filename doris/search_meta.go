@@ -89,21 +89,7 @@ func (t *searchTarget) object(col string) string {
 // searchNotFound is the argument error for a search object the caller
 // named that does not exist or is not visible.
 func searchNotFound(reason, msg, object string) *Error {
-	e := &Error{Kind: KindArguments, Reason: searchPrefix + "_" + reason, Status: 404, Message: msg}
-	if checkIdentChain(object) {
-		e.Object = object
-	}
-	return e
-}
-
-// checkIdentChain accepts dotted names that checkIdent accepts part by part.
-func checkIdentChain(s string) bool {
-	for _, p := range strings.Split(s, ".") {
-		if checkIdent(searchPrefix, "name", p) != nil {
-			return false
-		}
-	}
-	return s != ""
+	return &Error{Kind: KindArguments, Reason: searchPrefix + "_" + reason, Status: 404, Message: msg, Object: plainObject(object)}
 }
 
 // readTarget reads a table's columns and search indexes. A table without

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
@@ -85,6 +88,10 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server s
 		return err
 	}
 	log.Info("demo activity recorded", "audit_history_rows", n)
+	if err := lakehouse(ctx, s, db); err != nil {
+		s.Close()
+		return err
+	}
 	host, port := split(s.Addr())
 	feHost, fePort := split(s.FEAddr())
 	beHost, bePort := split(s.BEAddr())
@@ -104,6 +111,7 @@ Environment for the MCP server:
 
 %s
 Other accounts: root / %s (ADMIN), %s / %s (may write to demo).
+Lakehouse: catalog iceberg_demo (table sales.orders, three snapshots) and demo.events (VARIANT payload).
 Try: mariadb -h %s -P %s -u %s -p%s %s -e 'SELECT @@version_comment; SHOW FULL TABLES'
 
 %s
@@ -204,4 +212,29 @@ func split(addr string) (string, string) {
 		return addr, ""
 	}
 	return addr[:i], addr[i+1:]
+}
+
+// lakehouse builds the demo's Iceberg catalog and VARIANT table through the
+// simulator, as root, the way they would be made in Doris, and lets the
+// reader account read the catalog's database.
+func lakehouse(ctx context.Context, s *sim.Server, db *mariadb.Instance) error {
+	c := mysql.NewConfig()
+	c.Net, c.Addr, c.User, c.Passwd, c.DBName = "tcp", s.Addr(), "root", db.RootPassword(), mariadb.DemoDatabase
+	c.Timeout = 10 * time.Second
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return err
+	}
+	pool := sql.OpenDB(conn)
+	defer pool.Close()
+	for _, q := range sim.DemoLakehouseStatements() {
+		if _, err := pool.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("demo lakehouse: %w", err)
+		}
+	}
+	grant := fmt.Sprintf("GRANT SELECT, SHOW VIEW ON `%s`.* TO '%s'@'%%'", sim.BackingDatabase("iceberg_demo", "sales"), mariadb.ReaderUser)
+	if _, err := db.Root().ExecContext(ctx, grant); err != nil {
+		return fmt.Errorf("demo lakehouse: %w", err)
+	}
+	return nil
 }

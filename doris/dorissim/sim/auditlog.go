@@ -26,28 +26,6 @@ import (
 //   - 4.0: the reorganised list (frontend_ip moved up, queue and spill
 //     times, plan phases, queried_tables_and_views, ...).
 
-// auditLogView is the SELECT behind the profile's audit_log view, or ""
-// when the profile reads the upstream table as it is.
-func (p profile) auditLogView() string {
-	switch p.family {
-	case "2.1":
-		return "SELECT query_id, `time`, client_ip, `user`, `catalog`, db, state, error_code, error_message, query_time, " +
-			"scan_bytes, scan_rows, return_rows, stmt_id, stmt_type, is_query, frontend_ip, cpu_time_ms, sql_hash, sql_digest, " +
-			"peak_memory_bytes, workload_group, stmt FROM __internal_schema.audit_log"
-	case "4.0":
-		return "SELECT query_id, `time`, client_ip, `user`, frontend_ip, `catalog`, db, state, error_code, error_message, " +
-			"query_time, CAST(0 AS SIGNED) AS queue_time_ms, cpu_time_ms, peak_memory_bytes, scan_bytes, scan_rows, return_rows, " +
-			"shuffle_send_rows, shuffle_send_bytes, CAST(0 AS SIGNED) AS spill_write_bytes_from_local_storage, " +
-			"CAST(0 AS SIGNED) AS spill_read_bytes_from_local_storage, scan_bytes_from_local_storage, scan_bytes_from_remote_storage, " +
-			"CAST(LEAST(query_time, 3) AS SIGNED) AS parse_time_ms, '{}' AS plan_times_ms, '{}' AS get_meta_times_ms, '{}' AS schedule_times_ms, " +
-			"CAST(0 AS SIGNED) AS hit_sql_cache, CAST(0 AS SIGNED) AS handled_in_fe, '[]' AS queried_tables_and_views, '[]' AS chosen_m_views, " +
-			"'{}' AS changed_variables, 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES' AS sql_mode, stmt_type, stmt_id, sql_hash, sql_digest, " +
-			"is_query, is_nereids, CAST(0 AS SIGNED) AS is_internal, workload_group, compute_group, 'MySQL' AS protocol, stmt " +
-			"FROM __internal_schema.audit_log"
-	}
-	return ""
-}
-
 // readsData reports statements whose scan_rows Doris records (queries and
 // DML); SHOW, DDL without a query and session statements scan nothing.
 func readsData(sql string) bool {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -54,6 +55,9 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 		}
 		typ := strings.NewReplacer("decimalv3", "decimal", "datetimev2", "datetime", "datev2", "date").Replace(dorisType(get(cols, row, "Type")))
 		typ = strings.TrimSuffix(typ, "(0)")
+		if t := c.s.lake.columnType(udb, utbl, name); t != "" {
+			typ = t // a type MariaDB stores differently (VARIANT, ARRAY, ...)
+		}
 		line := fmt.Sprintf("  `%s` %s %s", name, typ, null)
 		if k := cols.colIndex("Default"); k >= 0 && row[k] != nil {
 			line += " DEFAULT " + quoteDDL(strings.Trim(*row[k], "'"))
@@ -66,7 +70,7 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	}
 	for _, row := range idx.rows {
 		name := get(idx, row, "Key_name")
-		if name == "PRIMARY" || get(idx, row, "Non_unique") == "0" {
+		if !secondaryKey(name, get(idx, row, "Non_unique")) {
 			continue
 		}
 		props := ""
@@ -82,7 +86,13 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	b.WriteString(strings.Join(lines, ",\n"))
 	b.WriteString("\n) ENGINE=OLAP\n")
 	model := "DUPLICATE"
-	if len(keys) > 0 {
+	meta := c.s.lake.table(udb, utbl)
+	if meta != nil && meta.keyModel != "" {
+		model, keys = meta.keyModel, nil
+		for _, k := range meta.keyCols {
+			keys = append(keys, "`"+k+"`")
+		}
+	} else if len(keys) > 0 {
 		model = "UNIQUE"
 	} else if len(cols.rows) > 0 {
 		keys = []string{"`" + get(cols, cols.rows[0], "Field") + "`"}
@@ -102,7 +112,21 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	props = append(props, `"light_schema_change" = "true"`, `"disable_auto_compaction" = "false"`,
 		`"enable_single_replica_compaction" = "false"`, `"group_commit_interval_ms" = "10000"`,
 		`"group_commit_data_bytes" = "134217728"`)
-	props = append(props, c.extraTableProperties(db, q.table)...)
+	// Properties given at CREATE TABLE through the simulator, then those
+	// ALTER TABLE ... SET changed since (which win).
+	var given [][2]string
+	if meta != nil {
+		given = meta.props
+	}
+	altered := c.alteredTableProperties(db, q.table)
+	for _, kv := range given {
+		if !slices.ContainsFunc(altered, func(a [2]string) bool { return strings.EqualFold(a[0], kv[0]) }) {
+			props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+		}
+	}
+	for _, kv := range altered {
+		props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+	}
 	b.WriteString(strings.Join(props, ",\n"))
 	b.WriteString("\n);")
 	return c.sendResult([]string{"Table", "Create Table"}, [][]any{{q.table, b.String()}})

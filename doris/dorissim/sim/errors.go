@@ -51,8 +51,8 @@ func (c *conn) mapError(pe *parsedErr, sql, orig string) *dorisErr {
 				tdb, tbl = db, m[4]
 			}
 			if strings.EqualFold(m[1], "SELECT") {
-				return newDorisErr(1105, "HY000", fmt.Sprintf("Permission denied: user ['%s'@'%%'] does not have privilege for [priv predicate: OR, Admin_priv Select_priv ] command on [internal].[%s].[%s]",
-					m[2], tdb, tbl))
+				return newDorisErr(1105, "HY000", fmt.Sprintf("Permission denied: user ['%s'@'%%'] does not have privilege for [priv predicate: OR, Admin_priv Select_priv ] command on [%s].[%s].[%s]",
+					m[2], displayCatalog(tdb), c.displayDB(tdb), tbl))
 			}
 			return &dorisErr{1224, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied; you need (at least one of) the (%s) privilege(s) on table %s.%s for this operation",
 				privForCommand(m[1]), tdb, tbl)}
@@ -64,13 +64,13 @@ func (c *conn) mapError(pe *parsedErr, sql, orig string) *dorisErr {
 		}
 	case 1044:
 		if m := reDBDenied.FindStringSubmatch(pe.Msg); m != nil {
-			return &dorisErr{1044, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied for user '%s'@'%%' to database '%s'", m[1], m[3])}
+			return &dorisErr{1044, "42000", fmt.Sprintf("errCode = 2, detailMessage = Access denied for user '%s'@'%%' to database '%s'", m[1], c.displayDB(m[3]))}
 		}
 	case 1227:
 		return &dorisErr{1227, "42000", "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation"}
 	case 1049:
 		if m := reUnknownDB.FindStringSubmatch(pe.Msg); m != nil {
-			return &dorisErr{1049, "42000", fmt.Sprintf("errCode = 2, detailMessage = Unknown database '%s'", m[1])}
+			return &dorisErr{1049, "42000", fmt.Sprintf("errCode = 2, detailMessage = Unknown database '%s'", c.displayDB(m[1]))}
 		}
 	case 1146:
 		if m := reNoTable.FindStringSubmatch(pe.Msg); m != nil {
@@ -139,7 +139,18 @@ func (c *conn) displayDB(db string) string {
 	if strings.EqualFold(db, simSchema) {
 		return "information_schema"
 	}
+	if _, d, ok := splitBacking(db); ok {
+		return d // a database of an external catalog
+	}
 	return db
+}
+
+// displayCatalog is the catalog a database belongs to.
+func displayCatalog(db string) string {
+	if cat, _, ok := splitBacking(db); ok {
+		return cat
+	}
+	return "internal"
 }
 
 // isQueryStatement reports a SELECT / WITH / EXPLAIN / parenthesised query.

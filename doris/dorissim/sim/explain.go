@@ -55,6 +55,8 @@ type scanInfo struct {
 	db, table, alias string
 	rows             int64
 	key              string
+	// lines renders the scan node of an external table (nil: OLAP).
+	lines func(id int, where, ind string) []string
 }
 
 // planLines builds the plan text.
@@ -85,6 +87,7 @@ func (c *conn) planLines(q string, r *result, verbose bool) []string {
 		if strings.EqualFold(s.db, simSchema) {
 			s.db, s.table = "information_schema", c.displayTable(s.db, s.table)
 		}
+		s.lines = c.extScanLines(s)
 		scans = append(scans, s)
 	}
 	outputs := selectItems(ts)
@@ -237,6 +240,9 @@ func (c *conn) planFooter(L []string, scans []scanInfo, verbose bool) []string {
 }
 
 func scanLines(id int, s scanInfo, where, ind string) []string {
+	if s.lines != nil {
+		return s.lines(id, where, ind)
+	}
 	kind := fmt.Sprintf("%d:VOlapScanNode(%d)", id, 200+id)
 	if strings.EqualFold(s.db, "information_schema") {
 		kind = fmt.Sprintf("%d:VSCHEMA_SCAN", id)

@@ -147,21 +147,3 @@ func (c *conn) adminSetFrontendConfig(ts []token) error {
 	}
 	return c.sendOK(0, "")
 }
-
-// versionAtLeast compares the profile's release with a dotted version.
-func (p profile) versionAtLeast(v string) bool {
-	a, b := strings.Split(p.version, "."), strings.Split(v, ".")
-	for i := 0; i < 3; i++ {
-		x, y := 0, 0
-		if i < len(a) {
-			x, _ = strconv.Atoi(a[i])
-		}
-		if i < len(b) {
-			y, _ = strconv.Atoi(b[i])
-		}
-		if x != y {
-			return x > y
-		}
-	}
-	return true
-}

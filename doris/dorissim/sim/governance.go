@@ -201,17 +201,17 @@ func (c *conn) alterTableSet(ts []token) error {
 	return c.sendOK(0, "")
 }
 
-// extraTableProperties renders the properties ALTER TABLE ... SET stored,
-// as SHOW CREATE TABLE prints them.
-func (c *conn) extraTableProperties(db, table string) []string {
+// alteredTableProperties are the properties ALTER TABLE ... SET stored,
+// as key-value pairs ordered by key.
+func (c *conn) alteredTableProperties(db, table string) [][2]string {
 	r, err := c.s.adminQuery(fmt.Sprintf("SELECT k, v FROM `%s`.sim_table_properties WHERE db = %s AND tbl = %s ORDER BY k",
 		simSchema, quoteString(db), quoteString(table)), 1000)
 	if err != nil {
 		return nil
 	}
-	var out []string
+	var out [][2]string
 	for _, row := range r.rows {
-		out = append(out, fmt.Sprintf("%q = %q", deref(row[0]), deref(row[1])))
+		out = append(out, [2]string{deref(row[0]), deref(row[1])})
 	}
 	return out
 }

@@ -115,7 +115,7 @@ func (c *conn) insertStatement(sql string, ts []token) error {
 	if txn, taken := c.s.pipe.labelTaken(db, label); taken {
 		return c.send(newDorisErr(1105, "HY000", fmt.Sprintf("Label [%s] has already been used, relate to txn [%d]", label, txn)))
 	}
-	q, derr := c.translate(join(all))
+	q, _, derr := c.translate(join(all))
 	if derr != nil {
 		return c.send(derr)
 	}

@@ -74,8 +74,6 @@ func (p *pipeline) txn() int64 {
 	return p.nextTxn
 }
 
-func tableKey(db, table string) string { return strings.ToLower(db) + "." + strings.ToLower(table) }
-
 // version returns what the simulator knows of a table's visible version.
 func (p *pipeline) version(db, table string) (tableVersion, bool) {
 	p.mu.Lock()

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -60,6 +61,24 @@ func (p profile) versionComment() string { return "Doris version " + p.build }
 func (p profile) prefix() string { return "p" + strings.ReplaceAll(p.family, ".", "") + "_" }
 
 func (p profile) atLeast(family string) bool { return p.family >= family }
+
+// versionAtLeast compares the profile's release with a dotted version.
+func (p profile) versionAtLeast(v string) bool {
+	a, b := strings.Split(p.version, "."), strings.Split(v, ".")
+	for i := 0; i < 3; i++ {
+		x, y := 0, 0
+		if i < len(a) {
+			x, _ = strconv.Atoi(a[i])
+		}
+		if i < len(b) {
+			y, _ = strconv.Atoi(b[i])
+		}
+		if x != y {
+			return x > y
+		}
+	}
+	return true
+}
 
 // topology is what the FE/BE rows describe.
 type topology struct {
@@ -126,24 +145,6 @@ func (p profile) catalogsCols() []string {
 		return []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime", "Comment"}
 	}
 	return []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "Comment"}
-}
-
-func (p profile) catalogRows(current string) [][]any {
-	cur := func(n string) string {
-		if strings.EqualFold(current, n) {
-			return "yes"
-		}
-		return ""
-	}
-	hive := []any{"130100", "hive", "hms", cur("hive"), "2023-12-25 16:11:41.687"}
-	internal := []any{"0", "internal", "internal", cur("internal"), "UNRECORDED"}
-	if p.atLeast("3.0") {
-		hive = append(hive, "2023-12-25 20:43:18")
-		internal = append(internal, nil)
-	}
-	hive = append(hive, nil)
-	internal = append(internal, "Doris internal catalog")
-	return [][]any{hive, internal}
 }
 
 // workloadGroup is one group; both shapes are derived from it.

@@ -33,6 +33,16 @@ func (p profile) auditTarget() string {
 	return quoteIdent(simSchema) + "." + quoteIdent(p.prefix()+"audit_log")
 }
 
+// auditRef is what a reference to the audit log becomes: the derived
+// table in queries (so the audit log's own grant decides who reads it),
+// the view where a table name is needed (SHOW, DESC).
+func auditRef(p profile, nameNeeded bool) string {
+	if nameNeeded {
+		return p.auditTarget()
+	}
+	return p.auditSource()
+}
+
 // clauseWords end a table reference (so a following word is not an alias).
 var clauseWords = map[string]bool{
 	"WHERE": true, "GROUP": true, "ORDER": true, "LIMIT": true, "HAVING": true, "JOIN": true, "INNER": true,
@@ -46,6 +56,9 @@ var clauseWords = map[string]bool{
 type rewritten struct {
 	sql     string
 	timeout int // seconds from a SET_VAR(query_timeout=...) hint; 0 = none
+	// variantType: the result carries VARIANT_TYPE() values to finish
+	// (relayVariantTypes).
+	variantType bool
 }
 
 var reSetVar = regexp.MustCompile(`(?i)SET_VAR\s*\(([^)]*)\)`)
@@ -53,10 +66,14 @@ var reSetVar = regexp.MustCompile(`(?i)SET_VAR\s*\(([^)]*)\)`)
 // rewrite applies the Doris -> MariaDB translations to a statement that will
 // be forwarded upstream.
 func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
+	sql, variantType, derr := c.lakeRewrite(sql)
+	if derr != nil {
+		return rewritten{}, derr
+	}
 	p := c.s.profile()
 	db, _, _ := c.snapshot()
 	all := lex(sql)
-	var res rewritten
+	res := rewritten{variantType: variantType}
 
 	// SET_VAR hint right after the leading SELECT.
 	firstSig := -1
@@ -190,7 +207,7 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			k += 2
 		case t.isIdent() && !prevDot && strings.EqualFold(t.ident(), "__internal_schema") && next(1).isP(".") &&
 			next(2).isIdent() && strings.EqualFold(next(2).ident(), "audit_log") && p.auditTarget() != "":
-			all[idx[k]].text = p.auditTarget()
+			all[idx[k]].text = auditRef(p, noAlias)
 			blank(k, k+2)
 			addAlias(k, k+2, "audit_log")
 			k += 2
@@ -201,7 +218,7 @@ func (c *conn) rewrite(sql string) (rewritten, *dorisErr) {
 			addAlias(k, k, name)
 		case t.isIdent() && !prevDot && !next(1).isP(".") && k > 0 && (all[idx[k-1]].is("FROM") || all[idx[k-1]].is("JOIN")) &&
 			strings.EqualFold(db, "__internal_schema") && strings.EqualFold(t.ident(), "audit_log") && p.auditTarget() != "":
-			all[idx[k]].text = p.auditTarget()
+			all[idx[k]].text = auditRef(p, noAlias)
 			addAlias(k, k, "audit_log")
 		case t.kind == tkVar && strings.HasPrefix(t.text, "@@"):
 			if lit, ok := c.variableLiteral(t.text); ok {
@@ -351,10 +368,15 @@ func chainLen(all []token, idx []int, k int) int {
 	return n
 }
 
-// catalogError is what a reference to a catalog other than internal gets.
+// catalogError is what a reference to a catalog other than internal gets
+// where the simulator cannot follow it: the catalog's own failure (the
+// unreachable hive metastore), or that the catalog is unknown.
 func (c *conn) catalogError(name string) *dorisErr {
-	if strings.EqualFold(name, "hive") {
-		return newDorisErr(1105, "HY000", hiveUnreachable)
+	if cat := c.extCatalogOf(name); cat != nil {
+		if derr := cat.usable(); derr != nil {
+			return derr
+		}
+		return newDorisErr(1105, "HY000", "This operation is not supported for external catalog "+name)
 	}
 	return newDorisErr(1105, "HY000", "Unknown catalog '"+name+"'")
 }

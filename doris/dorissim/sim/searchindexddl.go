@@ -10,9 +10,9 @@ import (
 // definitions and build jobs go to the search index store
 // (searchstore.go).
 
-// columnType reads a column's type as the client sees it: the MariaDB
-// type, or "array<float>" for a JSON column (the simulator's stand-in for
-// complex types). tableSeen reports that the table has visible columns;
+// columnType reads a column's type as the client sees it: the Doris type
+// the table was created with, else the MariaDB type, or "array<float>"
+// for a JSON column (a table from before the simulator kept types). tableSeen reports that the table has visible columns;
 // sent, that an upstream error was already sent to the client.
 func (c *conn) columnType(db, table, column string) (typ string, notNull, tableSeen, sent bool, err error) {
 	r, sent, err := c.upQuery(fmt.Sprintf("SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS "+
@@ -23,6 +23,10 @@ func (c *conn) columnType(db, table, column string) (typ string, notNull, tableS
 	for _, row := range r.rows {
 		if strings.EqualFold(deref(row[0]), column) {
 			typ = strings.ToLower(deref(row[1]))
+			if t := c.s.lake.columnType(db, table, deref(row[0])); t != "" {
+				// Created through the simulator: its Doris type is known.
+				return t, deref(row[2]) == "NO", true, false, nil
+			}
 			// A JSON column carries a json_valid check (queried on its own:
 			// joining information_schema tables crashes MariaDB 10.11 under
 			// concurrent use).
@@ -152,4 +156,15 @@ func (c *conn) buildIndex(ts []token) error {
 		return c.sendOK(0, "")
 	}
 	return c.send(newDorisErr(1105, "HY000", "index "+name+" not exist in table "+table))
+}
+
+// indexDDL runs CREATE INDEX, DROP INDEX and BUILD INDEX.
+func (c *conn) indexDDL(sql string, ts []token) error {
+	switch {
+	case ts[0].is("CREATE"):
+		return c.createIndex(sql, ts)
+	case ts[0].is("DROP"):
+		return c.dropIndex(ts)
+	}
+	return c.buildIndex(ts)
 }

@@ -142,7 +142,7 @@ func (c *conn) tableIndexes(db, table string) []searchIndex {
 	}
 	for _, row := range r.rows {
 		name := get(row, "Key_name")
-		if name == "PRIMARY" || get(row, "Non_unique") == "0" {
+		if !secondaryKey(name, get(row, "Non_unique")) {
 			continue
 		}
 		ix := searchIndex{db: db, table: table, name: name, kind: "INVERTED", column: get(row, "Column_name"),

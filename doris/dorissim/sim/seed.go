@@ -9,7 +9,7 @@ import (
 
 // seedVersion changes whenever the __doris_sim layout changes; an upstream
 // already seeded with the same version is left alone.
-const seedVersion = "sim-seed-v4"
+const seedVersion = "sim-seed-v5"
 
 // seed creates the __doris_sim schema (Doris-only information_schema tables
 // and per-version views) through the first admin account in Options.Users.
@@ -201,9 +201,11 @@ func (s *Server) seedStatements() []string {
 			"t.TABLE_SCHEMA AS `DATABASE_NAME`, 100000 + CRC32(CONCAT(t.TABLE_SCHEMA, '.', t.TABLE_NAME)) % 900000 AS `TABLE_ID`, "+
 			"t.TABLE_NAME AS `TABLE_NAME` FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA NOT IN ('mysql', 'performance_schema', 'sys', '"+simSchema+"')")
 
-		// audit log per family (3.0 reads the real table): auditlog.go.
-		if v := p.auditLogView(); v != "" {
-			view("audit_log", v)
+		// audit log per family (3.0 reads the real table). Queries read the
+		// same SELECT as a derived table (see auditSource); the view serves
+		// DESC and SHOW COLUMNS.
+		if body := p.auditSelect(); body != "" {
+			view("audit_log", body)
 		}
 	}
 	out = append(out, governanceSeed()...)

@@ -114,6 +114,7 @@ type Server struct {
 	accounts     *accounts
 	pipe         *pipeline // loads, stream loads, MVs, table versions
 	feConf       *feConfig
+	lake         lakehouse // external catalogs and Doris-only table metadata
 }
 
 type stats struct {

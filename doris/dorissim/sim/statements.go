@@ -23,6 +23,9 @@ func (c *conn) execute(sql string) error {
 		}
 		return token{}
 	}
+	if handled, err := c.lakeExecute(sql, ts); handled {
+		return err
+	}
 	if handled, err := c.pipelineStatement(sql, ts); handled {
 		return err
 	}
@@ -45,8 +48,10 @@ func (c *conn) execute(sql string) error {
 		return c.killStatement(sql, ts)
 	case (ts[0].is("CREATE") || ts[0].is("ALTER") || ts[0].is("DROP")) && at(1).is("WORKLOAD") && at(2).is("GROUP"):
 		return c.workloadGroupDDL(ts) // workload.go
-	case (ts[0].is("CREATE") || ts[0].is("DROP")) && (at(1).is("TABLE") || at(1).is("INDEX")), ts[0].is("BUILD") && at(1).is("INDEX"):
-		return c.searchDDL(sql, ts) // searchddl.go
+	case ts[0].is("DROP") && at(1).is("TABLE"):
+		return c.dropTable(sql, ts) // searchddl.go
+	case (ts[0].is("CREATE") || ts[0].is("DROP")) && at(1).is("INDEX"), ts[0].is("BUILD") && at(1).is("INDEX"):
+		return c.indexDDL(sql, ts) // searchindexddl.go
 	}
 	if ok, err := c.governanceStatement(sql, ts); ok {
 		return err
@@ -56,9 +61,12 @@ func (c *conn) execute(sql string) error {
 
 // forward translates and relays a statement.
 func (c *conn) forward(sql string) error {
-	q, derr := c.translate(sql)
+	q, variantType, derr := c.translate(sql)
 	if derr != nil {
 		return c.send(derr)
+	}
+	if variantType {
+		return c.relayVariantTypes(q, sql)
 	}
 	return c.relay(q, sql)
 }
@@ -66,20 +74,22 @@ func (c *conn) forward(sql string) error {
 // translate turns a Doris statement into the upstream statement that
 // stands in for it: names and functions (rewrite.go), then MATCH,
 // TOKENIZE, distances and array literals (searchvector.go), then a
-// query_timeout hint as MariaDB's statement time limit.
-func (c *conn) translate(sql string) (string, *dorisErr) {
+// query_timeout hint as MariaDB's statement time limit. variantType
+// reports VARIANT_TYPE() values the relay must finish
+// (relayVariantTypes).
+func (c *conn) translate(sql string) (q string, variantType bool, derr *dorisErr) {
 	rw, derr := c.rewrite(sql)
 	if derr != nil {
-		return "", derr
+		return "", false, derr
 	}
-	q, derr := c.searchRewrite(rw.sql)
+	q, derr = c.searchRewrite(rw.sql)
 	if derr != nil {
-		return "", derr
+		return "", false, derr
 	}
 	if rw.timeout > 0 {
 		q = fmt.Sprintf("SET STATEMENT max_statement_time=%d FOR %s", rw.timeout, q)
 	}
-	return q, nil
+	return q, rw.variantType, nil
 }
 
 // tailAfter returns the text of sql after its first n significant tokens.
@@ -160,6 +170,9 @@ func (c *conn) show(sql string, ts []token) error {
 		}
 		return token{}
 	}
+	if handled, err := c.lakeShow(sql, ts); handled {
+		return err
+	}
 	p := c.s.profile()
 	now := time.Now()
 	i := 1
@@ -196,22 +209,6 @@ func (c *conn) show(sql string, ts []token) error {
 			return c.send(derr)
 		}
 		return c.sendResult(cols, rows)
-	case w.is("CATALOGS"):
-		_, cur, _ := c.snapshot()
-		rows := p.catalogRows(cur)
-		if at(i + 1).is("LIKE") {
-			pat := at(i + 2).str()
-			var keep [][]any
-			for _, r := range rows {
-				if likeMatch(pat, r[1].(string)) {
-					keep = append(keep, r)
-				}
-			}
-			rows = keep
-		}
-		return c.sendResult(p.catalogsCols(), rows)
-	case w.is("CATALOG") && at(i+1).isIdent():
-		return c.showCatalog(at(i + 1).ident())
 	case w.is("DATABASES") || w.is("SCHEMAS"):
 		return c.showDatabases(sql, ts, i+1)
 	case w.is("TABLES"):
@@ -270,8 +267,7 @@ func (c *conn) proc(path string) ([]string, [][]any, *dorisErr) {
 	case "/current_queries", "/current_query_stmts":
 		return currentQueriesCols, c.s.currentQueries(c), nil
 	case "/catalogs":
-		_, cur, _ := c.snapshot()
-		return p.catalogsCols(), p.catalogRows(cur), nil
+		return p.catalogsCols(), c.catalogRows(), nil
 	case "/statistic":
 		r, _, err := c.upQuery("SELECT TABLE_SCHEMA, COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN "+
 			"('information_schema','mysql','performance_schema','sys','"+simSchema+"') GROUP BY TABLE_SCHEMA ORDER BY TABLE_SCHEMA", "", 10000)
@@ -306,22 +302,6 @@ func dbID(name string) string {
 	return strconv.Itoa(10000 + int(h[0])<<8 + int(h[1]))
 }
 
-func (c *conn) showCatalog(name string) error {
-	switch strings.ToLower(name) {
-	case "hive":
-		return c.sendResult([]string{"Key", "Value"}, [][]any{
-			{"create_time", "2023-12-25 16:11:41.687"},
-			{"hive.metastore.uris", "thrift://127.0.0.1:9083"},
-			{"ipc.client.fallback-to-simple-auth-allowed", "true"},
-			{"type", "hms"},
-			{"use_meta_cache", "true"},
-		})
-	case "internal":
-		return c.sendResult([]string{"Key", "Value"}, [][]any{{"type", "internal"}})
-	}
-	return c.send(c.catalogError(name))
-}
-
 // showDatabases: SHOW DATABASES [FROM catalog] [LIKE ... | WHERE ...].
 func (c *conn) showDatabases(sql string, ts []token, i int) error {
 	cat := ""
@@ -340,7 +320,7 @@ func (c *conn) showDatabases(sql string, ts []token, i int) error {
 	var rows [][]any
 	for _, row := range r.rows {
 		n := deref(row[0])
-		if hidden[strings.ToLower(n)] {
+		if hidden[strings.ToLower(n)] || isBackingDatabase(n) {
 			continue
 		}
 		rows = append(rows, []any{n})
@@ -449,7 +429,7 @@ func (c *conn) showColumns(sql string, ts []token, i int, full bool) error {
 		stmt += "FULL "
 	}
 	stmt += "COLUMNS FROM " + qualified(udb, utbl) + " " + tailAfter(sql, next)
-	return c.columnsResult(stmt, sql, full)
+	return c.columnsResult(stmt, sql, full, udb, utbl)
 }
 
 func (c *conn) describe(sql string, ts []token) error {
@@ -461,12 +441,13 @@ func (c *conn) describe(sql string, ts []token) error {
 		return c.send(derr)
 	}
 	udb, utbl := c.upstreamTable(q.db, q.table)
-	return c.columnsResult("SHOW COLUMNS FROM "+qualified(udb, utbl), sql, false)
+	return c.columnsResult("SHOW COLUMNS FROM "+qualified(udb, utbl), sql, false, udb, utbl)
 }
 
-// columnsResult reshapes MariaDB's SHOW [FULL] COLUMNS into Doris's.
-func (c *conn) columnsResult(stmt, orig string, full bool) error {
-	r, sent, err := c.upQuery(stmt, orig, 100000)
+// columnsResult reshapes MariaDB's SHOW [FULL] COLUMNS of udb.utbl into
+// Doris's (types MariaDB cannot hold, such as VARIANT, as declared).
+func (c *conn) columnsResult(stmt, orig string, full bool, udb, utbl string) error {
+	r, sent, err := c.columnsQuery(stmt, orig)
 	if sent || err != nil {
 		return err
 	}
@@ -495,6 +476,9 @@ func (c *conn) columnsResult(stmt, orig string, full bool) error {
 			def = strings.Trim(*d, "'")
 		}
 		typ := dorisType(deref(get(row, "Type")))
+		if t := c.s.lake.columnType(stripInternalPrefix(udb), utbl, deref(get(row, "Field"))); t != "" {
+			typ = t
+		}
 		if full {
 			rows = append(rows, []any{deref(get(row, "Field")), typ, "", deref(get(row, "Null")), key, def, extra, "",
 				deref(get(row, "Comment"))})
@@ -594,7 +578,7 @@ func (c *conn) showIndex(sql string, ts []token, i int) error {
 	var rows [][]any
 	for _, row := range r.rows {
 		name := get(row, "Key_name")
-		if name == "PRIMARY" || get(row, "Non_unique") == "0" {
+		if !secondaryKey(name, get(row, "Non_unique")) {
 			continue // key columns, not secondary indexes, in Doris
 		}
 		typ, props := "INVERTED", ""
@@ -997,6 +981,9 @@ func (c *conn) use(ts []token) error {
 }
 
 func (c *conn) useDatabase(db string) error {
+	if cat := c.currentExt(); cat != nil {
+		return c.useExternal(cat, db)
+	}
 	db = stripInternalPrefix(db)
 	r, sent, err := c.upQuery("USE "+quoteIdent(db), "USE "+db, 1)
 	if sent || err != nil {

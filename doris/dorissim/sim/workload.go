@@ -243,10 +243,14 @@ func (c *conn) workloadGroupDDL(ts []token) error {
 	}
 	props := map[string]string{}
 	if i < len(ts) && ts[i].is("PROPERTIES") {
-		var ok bool
-		if props, i, ok = parseProperties(ts, i+1); !ok {
-			return c.send(syntaxErr(ts, i))
+		kvs, next, ok := parseProperties(ts, i)
+		if !ok {
+			return c.send(syntaxErr(ts, next))
 		}
+		for _, kv := range kvs {
+			props[strings.ToLower(kv[0])] = kv[1]
+		}
+		i = next
 	}
 	if i != len(ts) || (verb == "DROP" && len(props) > 0) {
 		return c.send(syntaxErr(ts, i))
@@ -365,31 +369,6 @@ func checkWorkloadProps(p profile, props map[string]string) *dorisErr {
 		}
 	}
 	return nil
-}
-
-// parseProperties reads ("k" = "v", ...) at ts[i].
-func parseProperties(ts []token, i int) (map[string]string, int, bool) {
-	props := map[string]string{}
-	if i >= len(ts) || !ts[i].isP("(") {
-		return nil, i, false
-	}
-	i++
-	for i < len(ts) {
-		if i+2 >= len(ts) || ts[i].kind != tkString || !ts[i+1].isP("=") || ts[i+2].kind != tkString {
-			return nil, i, false
-		}
-		props[strings.ToLower(ts[i].str())] = ts[i+2].str()
-		i += 3
-		if i < len(ts) && ts[i].isP(",") {
-			i++
-			continue
-		}
-		if i < len(ts) && ts[i].isP(")") {
-			return props, i + 1, true
-		}
-		return nil, i, false
-	}
-	return nil, i, false
 }
 
 // syntaxErr is the Nereids parser's answer to a malformed statement.

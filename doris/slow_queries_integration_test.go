@@ -1,0 +1,140 @@
+package doris_test
+
+// list_slow_queries end to end: who may call it (the audit log's own
+// grant decides, on every simulated release) and which records a window
+// of N minutes selects (exactly N minutes by Doris's clock).
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+)
+
+// extraAccount creates a MariaDB account with exactly the given grants
+// (dropped when the test ends) and returns its password.
+func extraAccount(t *testing.T, in *mariadb.Instance, user string, grants ...string) string {
+	t.Helper()
+	pw := user + "-pw-7Qx"
+	stmts := []string{fmt.Sprintf("CREATE OR REPLACE USER '%s'@'%%' IDENTIFIED BY '%s'", user, pw)}
+	for _, g := range grants {
+		stmts = append(stmts, fmt.Sprintf("GRANT %s TO '%s'@'%%'", g, user))
+	}
+	for _, q := range stmts {
+		if _, err := in.Root().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() { in.Root().Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)) })
+	return pw
+}
+
+// newEnvAs is newEnv logged in as an account the harness does not know:
+// the simulator is told its password so that it can log in upstream as it.
+func newEnvAs(t *testing.T, profile, user, pw string) *env {
+	t.Helper()
+	in := mariadb.SharedFor(t)
+	users := in.UserMap()
+	users[user] = pw
+	s, err := sim.Start(context.Background(), sim.Options{Listen: "127.0.0.1:0", FEHTTP: "127.0.0.1:0", BEHTTP: "127.0.0.1:0",
+		Upstream: in.Addr(), Users: users, Profile: profile, Logger: quiet(), NoAuditLog: true})
+	if err != nil {
+		t.Fatalf("start the Doris simulator: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := &env{t: t, db: in, sim: s}
+	e.cfg = simConfig(t, s, envOpts{user: user, password: pw})
+	e.open()
+	return e
+}
+
+// TestSlowQueriesFollowAuditGrant: an account granted SELECT on exactly
+// the audit log (what a Doris administrator grants to let someone read it)
+// can list slow queries on every release; an account without that grant
+// sees the child unavailable with CAPABILITY_PROBE_PERMISSION_DENIED, and
+// calling it anyway says so instead of running.
+//
+// Before the fix, 2.1 and 4.0 read the audit log through a view in the
+// simulator's private schema, so the grant on the audit log itself was not
+// enough and the probe was refused for the first account too.
+func TestSlowQueriesFollowAuditGrant(t *testing.T) {
+	in := mariadb.SharedFor(t)
+	auditorPW := extraAccount(t, in, "lh_auditor", "SELECT ON __internal_schema.audit_log", "SELECT ON demo.*")
+	blindPW := extraAccount(t, in, "lh_blind", "SELECT ON demo.*")
+	for _, p := range []string{"2.1", "3.0", "4.0"} {
+		t.Run(p, func(t *testing.T) {
+			e := newEnvAs(t, p, "lh_auditor", auditorPW)
+			a := e.discover("doris_query").availability(t, "list_slow_queries").Availability
+			if !a.Callable || a.ReasonCode != "CAPABILITY_VERIFIED" {
+				t.Fatalf("auditor: got %+v, want callable with CAPABILITY_VERIFIED", a)
+			}
+			var c collectionOf
+			e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 0, "limit": 3}).decode(t, &c)
+			if len(c.Items) != 3 {
+				t.Fatalf("auditor: got %d records, want 3", len(c.Items))
+			}
+			// The same grant lets it describe the audit log.
+			q, _, _ := e.query(map[string]any{"sql": "DESC internal.__internal_schema.audit_log"})
+			if q.RowCount < 20 || q.Rows[0]["Field"] != "query_id" {
+				t.Fatalf("auditor: DESC audit_log: got %d rows, first %v", q.RowCount, q.Rows[0])
+			}
+
+			e = newEnvAs(t, p, "lh_blind", blindPW)
+			a = e.discover("doris_query").availability(t, "list_slow_queries").Availability
+			if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PERMISSION_DENIED" {
+				t.Fatalf("blind: got %+v, want unavailable with CAPABILITY_PROBE_PERMISSION_DENIED", a)
+			}
+			e.fail("doris_query", "list_slow_queries", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
+			e.fail("doris_query", "execute_query", map[string]any{"sql": "DESC internal.__internal_schema.audit_log"},
+				"CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
+		})
+	}
+}
+
+// TestSlowQueriesWindowMinutes: window_minutes selects records newer than
+// exactly that many minutes before Doris's now. Records are planted at
+// offsets 30 s either side of each window edge (so the few seconds the test
+// takes cannot move one across), and the expected set is computed here
+// from the offsets; rounding the window up to whole days, as the reference
+// does, would take in the records just outside 1, 60 and 61 minutes.
+func TestSlowQueriesWindowMinutes(t *testing.T) {
+	e := newEnv(t, envOpts{noAudit: true})
+	const user = "lh_window_probe"
+	offsets := []int{30, 90, 3570, 3630, 3690, 86370, 86430} // seconds before now
+	t.Cleanup(func() { e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE `user` = ?", user) })
+	for i, off := range offsets {
+		_, err := e.rootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+			"query_time, is_query, stmt) VALUES (?, NOW(3) - INTERVAL ? SECOND, ?, 'internal', 'demo', 'EOF', ?, 1, 'SELECT 1')",
+			fmt.Sprintf("lhwindow%04d-0000000000000000", i), off, user, 2000+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, window := range []int{1, 2, 60, 61, 1439, 1441} {
+		var want []string
+		for i, off := range offsets {
+			if off < window*60 {
+				want = append(want, fmt.Sprintf("lhwindow%04d-0000000000000000", i))
+			}
+		}
+		var c struct {
+			Items []struct {
+				QueryID string `json:"query_id"`
+			} `json:"items"`
+		}
+		e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": window, "user": user, "min_duration_ms": 0,
+			"limit": 100}).decode(t, &c)
+		var got []string
+		for _, it := range c.Items {
+			got = append(got, it.QueryID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("window_minutes=%d: got %s, want %s", window, strings.Join(got, " "), strings.Join(want, " "))
+		}
+	}
+}
