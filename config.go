@@ -16,6 +16,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
+	"github.com/doris-mcp/doris-mcp-server/mcp"
 )
 
 // Config is the whole server configuration, resolved from defaults, the
@@ -48,6 +49,11 @@ type Config struct {
 
 	LogLevel slog.Level // LOG_LEVEL, parsed once where it is read
 
+	// ShutdownGrace is SHUTDOWN_GRACE_SECONDS: how long calls running at
+	// SIGTERM/SIGINT (or stdio EOF) may take to finish before they are
+	// stopped and their queries killed, 0..3600 s.
+	ShutdownGrace time.Duration
+
 	Doris doris.Config
 
 	// DorisOAuth is Doris-backed OAuth (ENABLE_DORIS_OAUTH_AUTH).
@@ -66,6 +72,7 @@ func DefaultConfig() Config {
 		AdminConfirmation: true,
 		Auth:              auth.DefaultConfig(),
 		LogLevel:          slog.LevelInfo,
+		ShutdownGrace:     mcp.DefaultShutdownGrace,
 		Doris:             doris.DefaultConfig(),
 		DorisOAuth:        dorisoauth.DefaultConfig(),
 	}
@@ -194,6 +201,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.bool("MCP_ADMIN_DOMAIN_ENABLED", &c.AdminDomain)
 	l.bool("MCP_ADMIN_REQUIRE_CONFIRMATION", &c.AdminConfirmation)
 	l.bool("ALLOW_UNAUTHENTICATED_NON_LOOPBACK", &c.AllowUnauthenticatedNonLoopback)
+	l.seconds("SHUTDOWN_GRACE_SECONDS", &c.ShutdownGrace)
 	if v, ok := env["LOG_LEVEL"]; ok && strings.TrimSpace(v) != "" {
 		if lv, good := logLevel(v); good {
 			c.LogLevel = lv
@@ -378,6 +386,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Auth.Validate(c.authBind()); err != nil {
 		errs = append(errs, err)
+	}
+	if c.ShutdownGrace < 0 || c.ShutdownGrace > time.Hour {
+		fail("SHUTDOWN_GRACE_SECONDS", "%s is outside 0..3600 seconds", c.ShutdownGrace)
 	}
 	if c.ListPageSize < 1 || c.ListPageSize > 1000 {
 		fail("MCP_LIST_PAGE_SIZE", "%d is outside 1..1000", c.ListPageSize)

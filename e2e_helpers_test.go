@@ -227,6 +227,8 @@ func buildServer(t *testing.T, repo string) string {
 type fakeDoris struct {
 	live bool
 	env  map[string]string
+	db   *mariadb.Instance // nil unless live
+	sim  *sim.Server       // nil unless live
 }
 
 // startFakeDoris starts MariaDB and the simulator when MariaDB is installed.
@@ -266,7 +268,7 @@ func startFakeDoris(t *testing.T) fakeDoris {
 	host, port := splitHostPort(t, s.Addr())
 	feHost, fePort := splitHostPort(t, s.FEAddr())
 	beHost, bePort := splitHostPort(t, s.BEAddr())
-	return fakeDoris{live: true, env: map[string]string{
+	return fakeDoris{live: true, db: db, sim: s, env: map[string]string{
 		"DORIS_HOST": host, "DORIS_PORT": port,
 		"DORIS_USER": mariadb.ReaderUser, "DORIS_PASSWORD": mariadb.ReaderPassword,
 		"DORIS_DATABASE":     mariadb.DemoDatabase,
@@ -323,6 +325,28 @@ func (tb *tailBuffer) String() string {
 type httpServer struct {
 	base   string // http://127.0.0.1:PORT
 	stderr *tailBuffer
+	cmd    *exec.Cmd
+	// exit delivers the process's exit once (Wait's error: nil is exit 0);
+	// stop uses it, and cleanup after it.
+	exit     chan error
+	stopOnce sync.Once
+	exitErr  error
+}
+
+// stop sends sig and waits for the process to exit (killing it after
+// limit), returning its exit error: nil means exit code 0.
+func (s *httpServer) stop(sig os.Signal, limit time.Duration) (err error, killed bool) {
+	s.stopOnce.Do(func() {
+		s.cmd.Process.Signal(sig)
+		select {
+		case s.exitErr = <-s.exit:
+		case <-time.After(limit):
+			s.cmd.Process.Kill()
+			s.exitErr = <-s.exit
+			killed = true
+		}
+	})
+	return s.exitErr, killed
 }
 
 // startHTTPServer starts bin with TRANSPORT=http on 127.0.0.1 and a free
@@ -355,7 +379,7 @@ func startHTTPServer(t *testing.T, bin string, env map[string]string) *httpServe
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
-	srv := &httpServer{stderr: &tailBuffer{max: 256 << 10}}
+	srv := &httpServer{stderr: &tailBuffer{max: 256 << 10}, cmd: cmd, exit: make(chan error, 1)}
 	addrc := make(chan string, 1)
 	readDone := make(chan struct{})
 	go func() {
@@ -375,20 +399,15 @@ func startHTTPServer(t *testing.T, bin string, env map[string]string) *httpServe
 		}
 		io.Copy(srv.stderr, pipe)
 	}()
-	exited := make(chan error, 1)
+	exited := srv.exit
 	go func() {
 		<-readDone
 		exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		var err error
-		select {
-		case err = <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			err = <-exited
-			t.Errorf("server %s did not stop within 15 s of SIGTERM; killed", srv.base)
+		err, killed := srv.stop(syscall.SIGTERM, 40*time.Second)
+		if killed {
+			t.Errorf("server %s did not stop within 40 s of SIGTERM; killed", srv.base)
 		}
 		log := srv.stderr.String()
 		if strings.Contains(log, "WARNING: DATA RACE") {

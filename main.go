@@ -146,6 +146,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		Logger:   log,
 
 		ValidateResults: cfg.ValidateResults,
+		Ceilings:        cfg.Doris.Ceilings(),
 	}, rt)
 	if err != nil {
 		rt.Close()
@@ -158,6 +159,8 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		PageSize:     cfg.ListPageSize,
 		Handles:      signer,
 		Logger:       log,
+		// Zero grace means no wait: abort at once.
+		ShutdownGrace: max(cfg.ShutdownGrace, time.Nanosecond),
 	})
 	if err != nil {
 		rt.Close()
@@ -235,7 +238,9 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		IdleTimeout:    120 * time.Second,
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:    func(net.Listener) context.Context { return ctx },
+		// Requests outlive the signal: it starts the drain, and only the
+		// end of the grace period (srv.Abort) stops the calls in flight.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	log.Info("serving MCP over HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "protocol", mcp.Version,
 		"legacy", cfg.LegacyHTTP, "exposure", cfg.ExposureMode, "authentication", opts.Identify != nil)
@@ -246,13 +251,33 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return drain(hs, srv, cfg.ShutdownGrace, log)
+}
+
+// drain shuts the HTTP server down: it stops accepting (new requests on
+// open connections are refused with 503), lets the calls in flight finish
+// within grace, then stops the rest (each answered with a retryable
+// SERVER_SHUTTING_DOWN once its query is killed inside Doris) and waits
+// for those answers, bounded. A shutdown is not an error: the program
+// exits 0.
+func drain(hs *http.Server, srv *mcp.Server, grace time.Duration, log *slog.Logger) error {
+	log.Info("shutting down: draining", "grace_seconds", grace.Seconds())
+	srv.Drain()
+	gctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("requests still running at the end of the shutdown grace were cut off", "err", err)
-		return errors.Join(err, hs.Close())
+	if err := hs.Shutdown(gctx); err == nil {
+		log.Info("shut down: every call finished")
+		return nil
 	}
+	log.Warn("shutdown grace ended: stopping the calls still running")
+	srv.Abort()
+	actx, cancelAbort := context.WithTimeout(context.Background(), mcp.AbortWait)
+	defer cancelAbort()
+	if err := hs.Shutdown(actx); err != nil {
+		log.Warn("calls still running after the abort were cut off", "err", err)
+		hs.Close()
+	}
+	log.Info("shut down")
 	return nil
 }
 

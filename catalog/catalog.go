@@ -84,6 +84,10 @@ type Config struct {
 	// run with it on; in production a result is the server's own output,
 	// so it is off unless asked for.
 	ValidateResults bool
+	// Ceilings are the deployment's bounds on integer arguments
+	// (doris.Config.Ceilings): each child's input schema states them, so
+	// discovery never offers a value the runtime refuses.
+	Ceilings []doris.Ceiling
 }
 
 // Surface is the compiled contract served to the protocol layer. It is
@@ -143,8 +147,9 @@ func New(cfg Config, rt Runtime) (*Surface, error) {
 		return nil, err
 	}
 	var errs []error
+	ceilings := ceilingsByChild(cfg.Ceilings)
 	for _, d := range domains {
-		cd, err := newDomain(d, enabled)
+		cd, err := newDomain(d, enabled, ceilings)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -40,6 +40,7 @@ type compiledDomain struct {
 type compiledChild struct {
 	*Child
 	domain   string
+	ceilings []doris.Ceiling // deployment bounds on its arguments
 	variants []variantRanges
 	probes   []string // every probe the child or any variant needs
 
@@ -77,7 +78,7 @@ func compactJSON(src string) (json.RawMessage, error) {
 
 // newDomain prepares d for serving: its enabled children with their
 // variants and probes. Schemas wait for first use.
-func newDomain(d *Domain, enabled func(domain, child string) bool) (*compiledDomain, error) {
+func newDomain(d *Domain, enabled func(domain, child string) bool, ceilings map[string][]doris.Ceiling) (*compiledDomain, error) {
 	cd := &compiledDomain{Domain: d}
 	var errs []error
 	cd.contract, _ = json.Marshal(map[string]any{
@@ -93,6 +94,7 @@ func newDomain(d *Domain, enabled func(domain, child string) bool) (*compiledDom
 			errs = append(errs, fmt.Errorf("catalog: %s.%s: %w", d.Name, ch.Name, err))
 			continue
 		}
+		cc.ceilings = ceilings[d.Name+"."+ch.Name]
 		cd.children = append(cd.children, cc)
 		for _, p := range cc.probes {
 			if !slices.Contains(cd.probes, p) {
@@ -144,6 +146,11 @@ func (cc *compiledChild) compile() error {
 	}
 	if cc.inputJSON, err = compactJSON(cc.Input); err != nil {
 		return fail("input", err)
+	}
+	for _, c := range cc.ceilings {
+		if cc.inputJSON, err = applyCeiling(cc.inputJSON, c); err != nil {
+			return fail("input", err)
+		}
 	}
 	if cc.input, err = schema.Compile(cc.inputJSON); err != nil {
 		return fail("input", err)

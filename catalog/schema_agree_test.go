@@ -100,7 +100,7 @@ func hasDuplicateNames(doc []byte) bool {
 func TestEveryChildCompilesWithinBudget(t *testing.T) {
 	all := func(string, string) bool { return true }
 	for _, d := range domains {
-		cd, err := newDomain(d, all)
+		cd, err := newDomain(d, all, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

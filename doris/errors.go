@@ -294,9 +294,34 @@ func unavailableReason(err error) (reason, detail string) {
 	return ReasonSnapshotUnavailable, "Doris did not answer the capability checks"
 }
 
-func timeoutError(prefix string, d time.Duration) *Error {
+// killOutcome is what became of the KILL QUERY the server sent for a
+// statement that overran.
+type killOutcome int
+
+const (
+	killPending     killOutcome = iota // sent; Doris has not confirmed it yet
+	killConfirmed                      // Doris answered the KILL
+	killUnreachable                    // no connection to Doris could carry it
+)
+
+// overranError is the timeout of a statement the server stopped itself,
+// saying truthfully what became of it inside Doris.
+func overranError(prefix string, d time.Duration, k killOutcome) *Error {
+	msg := fmt.Sprintf("the query ran past its %s limit and was stopped inside Doris (KILL QUERY); narrow it or raise timeout_ms", d)
+	switch k {
+	case killPending:
+		msg = fmt.Sprintf("the query ran past its %s limit; the server sent KILL QUERY, which Doris has not confirmed yet, so it may still be running there", d)
+	case killUnreachable:
+		msg = fmt.Sprintf("the query ran past its %s limit; the server could not reach Doris to stop it, so it may still be running there", d)
+	}
+	return &Error{Kind: KindTimeout, Reason: prefix + "_TIMEOUT", Status: 504, Retryable: true, class: classTimeout, Message: msg}
+}
+
+// notStartedError is the timeout of a statement that never reached Doris:
+// no connection became free within its limit.
+func notStartedError(prefix string, d time.Duration) *Error {
 	return &Error{Kind: KindTimeout, Reason: prefix + "_TIMEOUT", Status: 504, Retryable: true, class: classTimeout,
-		Message: fmt.Sprintf("the query ran past its %s limit and was killed inside Doris; narrow it or raise timeout_ms", d)}
+		Message: fmt.Sprintf("the query did not start: no connection to Doris became available within its %s limit", d)}
 }
 
 func argError(prefix, reason, msg string) *Error {

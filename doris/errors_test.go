@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -99,9 +100,23 @@ func TestClassifyContext(t *testing.T) {
 	if e := classify("Z", fmt.Errorf("wrapped: %w", orig), nil); e != orig {
 		t.Fatalf("passthrough %+v", e)
 	}
-	// The timeout the runtime reports says how to proceed.
-	if e := timeoutError("QUERY", 1500*1e6); e.Kind != KindTimeout || !e.Retryable || !strings.Contains(e.Message, "timeout_ms") {
-		t.Fatalf("timeout %+v", e)
+	// A timeout the runtime reports says what became of the query.
+	for _, tc := range []struct {
+		e    *Error
+		says string
+	}{
+		{overranError("QUERY", 1500*time.Millisecond, killConfirmed), "was stopped inside Doris"},
+		{overranError("QUERY", 1500*time.Millisecond, killPending), "has not confirmed"},
+		{overranError("QUERY", 1500*time.Millisecond, killUnreachable), "could not reach Doris"},
+		{notStartedError("QUERY", 1500*time.Millisecond), "did not start"},
+	} {
+		if e := tc.e; e.Kind != KindTimeout || !e.Retryable || e.Reason != "QUERY_TIMEOUT" || !strings.Contains(e.Message, tc.says) ||
+			!strings.Contains(e.Message, "1.5s") {
+			t.Errorf("timeout %+v, want a message saying %q", e, tc.says)
+		}
+	}
+	if e := overranError("QUERY", time.Second, killUnreachable); strings.Contains(e.Message, "was stopped") {
+		t.Errorf("an unconfirmed kill is reported as done: %s", e.Message)
 	}
 }
 

@@ -61,6 +61,21 @@ type visitor func(cols []column, row []sql.RawBytes) (stop bool, err error)
 // before it kills the query itself.
 const killGrace = 400 * time.Millisecond
 
+// killWait is how long a call waits for its KILL QUERY to be confirmed
+// before it answers anyway: with killGrace, a timed-out call answers
+// within its timeout plus one second whatever the backend does. The kill
+// itself goes on in the background, bounded by killTimeout.
+const (
+	killWait    = 450 * time.Millisecond
+	killTimeout = 3 * time.Second
+)
+
+// admissionWait bounds how long a statement waits for a
+// MAX_CONCURRENT_QUERIES slot (within its own timeout) before it is
+// refused with CONCURRENCY_LIMITED: a short burst above the limit waits,
+// a sustained overload is told so.
+const admissionWait = 2 * time.Second
+
 // run executes s on rt, streaming rows to visit. Unless s is internal it
 // holds one MAX_CONCURRENT_QUERIES slot for its duration.
 //
@@ -73,18 +88,16 @@ const killGrace = 400 * time.Millisecond
 // connection is also discarded after Doris reports a timeout or a
 // cancellation, and after any failure that is not an answer from Doris.
 func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) error {
-	if !s.internal {
-		select {
-		case r.sem <- struct{}{}:
-			defer func() { <-r.sem }()
-		default:
-			e := (&Error{}).setClass(s.prefix, classLimited)
-			e.Message = fmt.Sprintf("the server is already running %d queries (MAX_CONCURRENT_QUERIES); retry shortly", cap(r.sem))
-			return e
-		}
-	}
 	if s.timeout <= 0 {
 		s.timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
+	}
+	if !s.internal {
+		waited, err := r.admit(ctx, s)
+		if err != nil {
+			return err
+		}
+		defer func() { <-r.sem }()
+		s.timeout -= waited // the wait is part of the call's own budget
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.timeout+killGrace)
 	defer cancel()
@@ -94,7 +107,7 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	conn, err := rt.db.Conn(qctx)
 	if err != nil {
 		if overran() {
-			return timeoutError(s.prefix, s.timeout)
+			return notStartedError(s.prefix, s.timeout)
 		}
 		return classify(s.prefix, err, ctx)
 	}
@@ -115,11 +128,26 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	// its connection is never reused. once makes the kill happen at most
 	// once, and lets run wait for a kill already under way.
 	var once sync.Once
+	killDone := make(chan struct{})
+	outcome := killPending // written by the kill before killDone closes
 	kill := func() {
 		once.Do(func() {
 			tc.poisoned.Store(true)
-			r.kill(rt, tc)
+			go func() {
+				outcome = r.kill(rt, tc)
+				close(killDone)
+			}()
 		})
+	}
+	// awaitKill waits a bounded time for a kill under way: the answer is
+	// never held back by a backend that does not respond.
+	awaitKill := func() killOutcome {
+		select {
+		case <-killDone:
+			return outcome
+		case <-time.After(killWait):
+			return killPending
+		}
 	}
 	stopWatch := context.AfterFunc(qctx, kill)
 	// A session statement Doris refuses (an unknown database) leaves the
@@ -144,8 +172,10 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	// The statement may still run in Doris when the context ended, even if
 	// the watcher has not started yet (cancellation is seen by the driver
 	// before the watcher runs): kill it, or wait for the watcher's kill.
+	killedAs := killPending
 	if !stopWatch() || qctx.Err() != nil {
 		kill()
+		killedAs = awaitKill()
 	}
 	if runErr == nil {
 		return nil
@@ -158,8 +188,8 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	}
 	if overran() {
 		// Doris's own timeout and the server's kill race; both are a
-		// timeout to the caller.
-		return timeoutError(s.prefix, s.timeout)
+		// timeout to the caller, who is told what became of the query.
+		return overranError(s.prefix, s.timeout, killedAs)
 	}
 	e := classify(s.prefix, runErr, ctx)
 	if s.caller != "" {
@@ -257,27 +287,83 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 
 // kill stops the statement running on tc with KILL QUERY, sent on a
 // connection of its own to the same FE (Doris connection ids are per FE).
-func (r *Runtime) kill(rt *route, tc *trackedConn) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+func (r *Runtime) kill(rt *route, tc *trackedConn) killOutcome {
+	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	q := "KILL QUERY " + strconv.FormatInt(tc.id, 10)
 	if !guard.SessionControl(q) {
-		return
+		return killUnreachable
 	}
 	for i, addr := range rt.connector.addrs {
 		if addr != tc.addr {
 			continue
 		}
-		dc, err := rt.connector.connectors[i].Connect(ctx)
+		dc, err := connectWithin(ctx, rt.connector.connectors[i])
 		if err != nil {
 			r.log.Warn("could not open a connection to kill a query", "fe", addr, "err", err)
-			return
+			return killUnreachable
 		}
 		defer dc.Close()
 		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, q, nil); err != nil {
+			var me *mysql.MySQLError
+			if !errors.As(err, &me) {
+				return killUnreachable
+			}
 			r.log.Debug("kill query returned an error (it may have finished)", "err", err)
 		}
-		return
+		return killConfirmed
+	}
+	return killUnreachable
+}
+
+// connectWithin dials c, giving up when ctx ends even if the driver's own
+// dial or handshake would wait longer (a frozen FE accepts TCP and never
+// greets).
+func connectWithin(ctx context.Context, c driver.Connector) (driver.Conn, error) {
+	type dialed struct {
+		conn driver.Conn
+		err  error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		dc, err := c.Connect(ctx)
+		ch <- dialed{dc, err}
+	}()
+	select {
+	case d := <-ch:
+		return d.conn, d.err
+	case <-ctx.Done():
+		go func() { // close what the dial returns later
+			if d := <-ch; d.conn != nil {
+				d.conn.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// admit takes a MAX_CONCURRENT_QUERIES slot, waiting up to admissionWait
+// (and never past the statement's own timeout) when none is free. It
+// returns how long it waited.
+func (r *Runtime) admit(ctx context.Context, s stmt) (time.Duration, error) {
+	select {
+	case r.sem <- struct{}{}:
+		return 0, nil
+	default:
+	}
+	start := time.Now()
+	wait := time.NewTimer(min(admissionWait, s.timeout/2))
+	defer wait.Stop()
+	select {
+	case r.sem <- struct{}{}:
+		return time.Since(start), nil
+	case <-wait.C:
+		e := (&Error{}).setClass(s.prefix, classLimited)
+		e.Message = fmt.Sprintf("the server is running %d queries (MAX_CONCURRENT_QUERIES) and none finished within %s; retry shortly",
+			cap(r.sem), time.Since(start).Round(time.Millisecond))
+		return 0, e
+	case <-ctx.Done():
+		return 0, classify(s.prefix, ctx.Err(), ctx)
 	}
 }
 

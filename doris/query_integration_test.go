@@ -528,30 +528,3 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("progress %v", seen)
 	}
 }
-
-// TestConcurrencyLimit: MAX_CONCURRENT_QUERIES is a clear, retryable
-// refusal, not a queue, and capability checks are not held up by it.
-func TestConcurrencyLimit(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConcurrentQueries = 1; c.CapabilityTTL = time.Second }})
-	e.discover("doris_query")
-	e.sim.Inject(sim.Fault{Match: "hold_slot", Latency: 2500 * time.Millisecond})
-	defer e.sim.ClearFaults()
-	done := make(chan *envelope)
-	go func() {
-		ev := e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 'hold_slot' AS m"})
-		done <- ev
-	}()
-	time.Sleep(1200 * time.Millisecond) // past the capability TTL, too
-	start := time.Now()
-	ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_EXECUTION_FAILED", "QUERY_CONCURRENCY_LIMITED")
-	if !ev.Error.Retryable || ev.Error.Details.StatusCode != 429 || !strings.Contains(ev.Error.Message, "MAX_CONCURRENT_QUERIES") {
-		t.Fatalf("limited: %s", ev.raw)
-	}
-	if time.Since(start) > 500*time.Millisecond {
-		t.Fatalf("the refusal waited %v", time.Since(start))
-	}
-	if first := <-done; first.Mode != "result" {
-		t.Fatalf("slot holder: %s", first.raw)
-	}
-	e.query(map[string]any{"sql": "SELECT 1 AS one"})
-}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -157,10 +158,15 @@ func (r *Runtime) route(id auth.Identity) (*route, error) {
 		return nil, err
 	}
 	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(cfg.MaxConnections)
+	// Every admitted statement gets a connection at once: admission
+	// (MAX_CONCURRENT_QUERIES) is the only queue, so fast work never waits
+	// for a connection behind slow work, and the server's own bounded
+	// reads have a reserve beside it. DORIS_MAX_CONNECTIONS is how many
+	// stay open between calls.
+	db.SetMaxOpenConns(max(cfg.MaxConnections, cfg.MaxConcurrentQueries) + internalReserve)
 	db.SetConnMaxLifetime(cfg.MaxConnectionAge)
 	if id.Credential == nil {
-		db.SetMaxIdleConns(min(cfg.MaxConnections, 8))
+		db.SetMaxIdleConns(cfg.MaxConnections)
 		db.SetConnMaxIdleTime(cfg.HealthCheckInterval)
 	} else {
 		// A person's pool is used in bursts: keep little idle.
@@ -171,6 +177,11 @@ func (r *Runtime) route(id auth.Identity) (*route, error) {
 	r.routes[key] = rt
 	return rt, nil
 }
+
+// internalReserve is the connections each route keeps beyond its share of
+// MAX_CONCURRENT_QUERIES for the server's own reads (capability evidence,
+// probes), which take no admission slot.
+const internalReserve = 4
 
 // Bounds on own-account routes.
 const (
@@ -212,12 +223,24 @@ func (r *Runtime) Close() error {
 }
 
 // Ping is the readiness check: can the global route reach Doris now.
+//
+// It opens a connection of its own rather than taking one from the pool:
+// a pool busy with slow queries is a healthy server under load, and
+// readiness must not queue behind user queries.
 func (r *Runtime) Ping(ctx context.Context) error {
 	rt, err := r.route(auth.Anonymous())
 	if err != nil {
 		return err
 	}
-	return rt.db.PingContext(ctx)
+	dc, err := connectWithin(ctx, rt.connector)
+	if err != nil {
+		return err
+	}
+	defer dc.Close()
+	if p, ok := dc.(driver.Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
 }
 
 // Handler returns the handler bound to domain.child, or nil.

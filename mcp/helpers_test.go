@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,11 +34,12 @@ const secretMarker = "SECRET-MARKER-7f3a"
 type fakeBackend struct {
 	tools     []catalog.Tool
 	cancelled chan struct{}
+	calls     atomic.Int64 // tools/call requests that reached the backend
 }
 
 func newFakeBackend(n int) *fakeBackend {
 	b := &fakeBackend{cancelled: make(chan struct{}, 16)}
-	names := []string{"echo", "progress", "slow"}
+	names := []string{"echo", "progress", "slow"} // "broken" answers calls but is not listed
 	for i := 0; i < n; i++ {
 		names = append(names, fmt.Sprintf("tool_%02d", i))
 	}
@@ -52,6 +55,7 @@ func (b *fakeBackend) Tools(ctx context.Context, id auth.Identity) ([]catalog.To
 }
 
 func (b *fakeBackend) CallTool(ctx context.Context, id auth.Identity, name string, args json.RawMessage, p catalog.Progress) (*catalog.ToolResult, error) {
+	b.calls.Add(1)
 	switch name {
 	case "echo":
 		return &catalog.ToolResult{Structured: args}, nil
@@ -59,6 +63,8 @@ func (b *fakeBackend) CallTool(ctx context.Context, id auth.Identity, name strin
 		<-ctx.Done()
 		b.cancelled <- struct{}{}
 		return nil, ctx.Err()
+	case "broken":
+		return nil, errors.New("the backend failed")
 	case "progress":
 		for i := 1; i <= 3; i++ {
 			if p != nil {
@@ -140,14 +146,22 @@ func (s *syncBuffer) String() string {
 
 func newEnv(t testing.TB, pageSize, extraTools int) *env {
 	t.Helper()
+	return newEnvWith(t, pageSize, extraTools, mcp.Options{})
+}
+
+// newEnvWith is newEnv with further server options (name, version, page
+// size, handles and logger are the test's own).
+func newEnvWith(t testing.TB, pageSize, extraTools int, opts mcp.Options) *env {
+	t.Helper()
 	signer, err := handle.New([]byte("mcp-test-secret-0123456789-abcdef-XYZ"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
 	be := newFakeBackend(extraTools)
-	srv, err := mcp.NewServer(be, mcp.Options{Name: "doris-mcp-server", Version: "test", PageSize: pageSize, Handles: signer,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	opts.Name, opts.Version, opts.PageSize, opts.Handles = "doris-mcp-server", "test", pageSize, signer
+	opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := mcp.NewServer(be, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -73,6 +74,13 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	})
 	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, r *http.Request) {
 		status, doris, code := "ready", "ok", http.StatusOK
+		if s.Draining() {
+			// Taken out of rotation first: no new work is accepted.
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "draining",
+				"checks": map[string]string{"service": "shutting_down"}})
+			return
+		}
 		if o.Ready != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), o.ReadyTimeout)
 			defer cancel()
@@ -95,11 +103,15 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 // serveHTTP serves one POST to an MCP endpoint of era e: admit it (policy,
 // identity, body, headers), then answer it.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions, e era) {
+	if s.Draining() {
+		s.refuse(w, r, http.StatusServiceUnavailable, ID{}, errShuttingDown(false))
+		return
+	}
 	c, ok := s.admit(w, r, o, e)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := s.callContext(r.Context())
 	defer cancel()
 	c.ctx = ctx
 	switch {
@@ -332,11 +344,15 @@ func legacyHeaderVersion(r *http.Request) (string, bool) {
 	return v, slices.Contains(legacyVersions, v)
 }
 
-// statusFor maps a JSON-RPC error to the HTTP status of its era. Modern:
-// unknown or removed methods are 404 and every other error is 400, as the
-// 2026-07-28 transport and its reference implementation do. Legacy: an
-// error is an ordinary JSON-RPC response (200), except malformed messages.
+// statusFor maps a JSON-RPC error to the HTTP status of its era. An error
+// the server's own state caused (shutting down) is 503 in both eras.
+// Modern: unknown or removed methods are 404, an internal failure is 500,
+// and every other error, the request's own fault, is 400. Legacy: an error
+// is an ordinary JSON-RPC response (200), except malformed messages.
 func statusFor(e era, err *Error) int {
+	if err.retryAfter > 0 {
+		return http.StatusServiceUnavailable
+	}
 	if e == legacy {
 		switch err.Code {
 		case CodeParseError, CodeInvalidRequest:
@@ -344,8 +360,11 @@ func statusFor(e era, err *Error) int {
 		}
 		return http.StatusOK
 	}
-	if err.Code == CodeMethodNotFound {
+	switch err.Code {
+	case CodeMethodNotFound:
 		return http.StatusNotFound
+	case CodeInternalError:
+		return http.StatusInternalServerError
 	}
 	return http.StatusBadRequest
 }
@@ -432,6 +451,7 @@ func (s *Server) refuseAuth(w http.ResponseWriter, r *http.Request, _ auth.Ident
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id ID, e *Error) {
+	setRetryAfter(w.Header(), e)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(encodeError(id, e))

@@ -23,6 +23,10 @@ type method struct {
 	cache *cachePolicy
 	// requires lists client capabilities the method needs.
 	requires []string
+	// notification marks the methods a client sends without an id. Any
+	// other method sent without an id is never run: it would have no one
+	// to answer, and carries none of the checks a request must pass.
+	notification bool
 }
 
 type eraSet uint8
@@ -63,8 +67,8 @@ func (s *Server) methodTable() map[string]*method {
 	return map[string]*method{
 		"server/discover":           {handler: (*Server).discover, eras: modernOnly, cache: publicDiscovery},
 		"initialize":                {handler: (*Server).initialize, eras: legacyOnly},
-		"notifications/initialized": {handler: noop, eras: legacyOnly},
-		"notifications/cancelled":   {handler: noop, eras: bothEras},
+		"notifications/initialized": {handler: noop, eras: legacyOnly, notification: true},
+		"notifications/cancelled":   {handler: noop, eras: bothEras, notification: true},
 		"ping":                      {handler: ping, eras: legacyOnly},
 		"tools/list":                {handler: (*Server).listTools, eras: bothEras, cache: privateNoStore},
 		"tools/call":                {handler: (*Server).callTool, eras: bothEras, name: paramName},
@@ -264,6 +268,8 @@ func (s *Server) callTool(c *call) (any, *Error) {
 	switch {
 	case errors.Is(cerr, catalog.ErrToolNotFound):
 		return nil, &Error{Code: CodeInvalidParams, Message: "unknown tool", Data: map[string]any{"toolErrorCode": "TOOL_NOT_FOUND", "name": truncate(name, 128)}}
+	case c.ctx.Err() != nil && s.aborted():
+		return nil, errShuttingDown(true)
 	case c.ctx.Err() != nil:
 		return nil, errorf(CodeInternalError, "request cancelled")
 	case cerr != nil:

@@ -50,7 +50,21 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// ShutdownGrace bounds how long calls running when stdio reaches EOF
+	// (or its context ends) may take to finish before they are aborted
+	// (SHUTDOWN_GRACE_SECONDS); zero means DefaultShutdownGrace. Over
+	// HTTP the program applies it (Drain, then Abort).
+	ShutdownGrace time.Duration
 }
+
+// DefaultShutdownGrace leaves an orchestrator's usual 30 s termination
+// period room for the abort and the exit.
+const DefaultShutdownGrace = 25 * time.Second
+
+// AbortWait bounds how long aborted calls take to answer: their queries
+// are killed inside Doris within about a second, whatever the backend
+// does.
+const AbortWait = 5 * time.Second
 
 // Server is the transport-independent MCP server: a flat method table over
 // a Backend. It keeps no per-client state; every request carries what it
@@ -61,6 +75,7 @@ type Server struct {
 	log     *slog.Logger
 	methods map[string]*method
 	info    implementation
+	life    lifecycle
 }
 
 // NewServer returns a Server serving b.
@@ -74,11 +89,14 @@ func NewServer(b Backend, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = DefaultShutdownGrace
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{backend: b, opts: opts, log: log, info: implementation{Name: opts.Name, Version: opts.Version}}
+	s := &Server{backend: b, opts: opts, log: log, info: implementation{Name: opts.Name, Version: opts.Version}, life: newLifecycle()}
 	s.methods = s.methodTable()
 	return s, nil
 }
@@ -127,10 +145,10 @@ func (s *Server) serve(c *call) (any, *Error) {
 
 func (s *Server) dispatch(c *call) (any, *Error) {
 	m, ok := s.methods[c.req.Method]
+	if c.req.Notification && (!ok || !m.notification) {
+		return nil, nil // unknown notifications, and requests without an id, are ignored
+	}
 	if !ok || !m.eras.has(c.era) {
-		if c.req.Notification {
-			return nil, nil // unknown notifications are ignored
-		}
 		return nil, methodNotFound(c.req.Method)
 	}
 	if c.era == modern && !c.req.Notification {

@@ -16,35 +16,28 @@ import (
 // maxInFlight bounds concurrent requests on one stdio connection.
 const maxInFlight = 64
 
-// stdioDrain is how long requests in flight at EOF may take to answer.
-const stdioDrain = 30 * time.Second
-
 // ServeStdio serves newline-delimited JSON-RPC messages from r, writing
 // responses and request-scoped notifications to w, one per line. It returns
-// nil when r reaches EOF (the client closed stdin) or ctx is done. On EOF,
-// requests already running get up to stdioDrain to finish and answer; when
-// ctx is done they are cancelled at once and nothing more is written for
-// them.
+// when r reaches EOF (the client closed stdin) or ctx is done (a signal):
+// it stops reading, lets the calls in flight finish within
+// Options.ShutdownGrace, then aborts the rest, each answered with a
+// retryable SERVER_SHUTTING_DOWN error once its query is stopped inside
+// Doris. The error is nil unless reading failed.
 //
 // Modern requests (with _meta) are served statelessly. A legacy client's
 // initialize selects the handshake era for this connection's requests that
 // carry no _meta: the dual-era migration path.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	conn := &stdioConn{s: s, w: w, inflight: map[string]context.CancelFunc{}}
-	ctx, cancelAll := context.WithCancel(ctx)
+	// Calls outlive ctx: a signal starts the shutdown, it does not cut
+	// calls off. Abort, or the end of ServeStdio, stops them.
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
-		cancelAll()
+		stopWork()
 		conn.wg.Wait()
 	}()
-	drain := func() {
-		done := make(chan struct{})
-		go func() { conn.wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(stdioDrain):
-		case <-ctx.Done():
-		}
-	}
+	reading, stopReading := context.WithCancel(ctx)
+	defer stopReading()
 
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
@@ -56,14 +49,14 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				select {
 				case lines <- nil: // reported as an oversized message
 					continue
-				case <-ctx.Done():
+				case <-reading.Done():
 					return
 				}
 			}
 			if len(line) > 0 {
 				select {
 				case lines <- line:
-				case <-ctx.Done():
+				case <-reading.Done():
 					return
 				}
 			}
@@ -76,9 +69,10 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	for {
 		select {
 		case <-ctx.Done():
+			conn.shutdown()
 			return nil
 		case err := <-readErr:
-			drain()
+			conn.shutdown()
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -88,8 +82,28 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				conn.write(encodeError(ID{}, errorf(CodeInvalidRequest, "message exceeds %d bytes", MaxMessageBytes)))
 				continue
 			}
-			conn.handle(ctx, line)
+			conn.handle(work, line)
 		}
+	}
+}
+
+// shutdown drains the connection: the calls in flight get the grace period
+// to finish, then the rest are aborted and answer.
+func (c *stdioConn) shutdown() {
+	c.s.Drain()
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	grace := time.NewTimer(c.s.opts.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return
+	case <-grace.C:
+	}
+	c.s.Abort()
+	select {
+	case <-done:
+	case <-time.After(AbortWait):
 	}
 }
 
@@ -234,7 +248,7 @@ func (c *stdioConn) begin(ctx context.Context, cl *call) (func(), bool) {
 		c.write(encodeError(req.ID, errorf(CodeInvalidRequest, "%s", msg)))
 		return nil, false
 	}
-	reqCtx, cancel := context.WithCancel(ctx)
+	reqCtx, cancel := c.s.callContext(ctx)
 	c.inflight[key] = cancel
 	c.mu.Unlock()
 	cl.ctx, cl.id = reqCtx, auth.Anonymous()
@@ -262,10 +276,10 @@ func (c *stdioConn) begin(ctx context.Context, cl *call) (func(), bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		delete(c.inflight, key)
-		cancelled := reqCtx.Err() != nil
+		cancelled := reqCtx.Err() != nil && !c.s.aborted()
 		cancel()
 		if cancelled {
-			return // cancelled: send nothing more for this request
+			return // cancelled by the client: send nothing more for it
 		}
 		if cl.era == legacy && req.Method == "initialize" && rerr == nil {
 			c.legacy = cl.version

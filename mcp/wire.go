@@ -39,6 +39,10 @@ type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
+	// retryAfter, when set, makes the HTTP transport answer 503 with a
+	// Retry-After of this many seconds: the server, not the request, is
+	// the reason for the failure.
+	retryAfter int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("mcp: %s (%d)", e.Message, e.Code) }
