@@ -130,3 +130,27 @@ func TestGoModRequiresTheTwoModules(t *testing.T) {
 		t.Errorf("go.mod requires %v directly, want exactly %v", direct, want)
 	}
 }
+
+// TestBinaryDependencies: the server binary links the driver and the
+// standard library only. kaptinlin/jsonschema is the tests' reference
+// validator (doris/schema is the one that runs), and text/template (with
+// html/template) would make the linker keep every exported method of
+// every type, about two megabytes of binary.
+func TestBinaryDependencies(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not found")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(dep, "github.com/kaptinlin/"), dep == "text/template", dep == "html/template":
+			t.Errorf("the binary links %s", dep)
+		case !isStd(dep) && !strings.HasPrefix(dep, module) && !strings.HasPrefix(dep, "github.com/go-sql-driver/mysql") &&
+			!strings.HasPrefix(dep, "filippo.io/edwards25519"):
+			t.Errorf("the binary links %s, which is not one of the design's dependencies", dep)
+		}
+	}
+}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // Budgets of the contract, enforced at startup (and shown by tests).

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // argumentLimits bound the work one argument document may cause, whatever

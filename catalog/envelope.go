@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // Domain error codes of the error envelope.

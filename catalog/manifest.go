@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // manifestEnvelopeBytes is room for the discovery envelope around the

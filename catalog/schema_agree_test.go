@@ -1,6 +1,6 @@
 package catalog
 
-// The fast validator (catalog/schema) must reach the same verdict as a
+// The fast validator (doris/schema) must reach the same verdict as a
 // complete JSON Schema 2020-12 implementation (kaptinlin/jsonschema) on
 // every document, for every schema of the contract: arguments are a
 // security boundary. These tests generate documents from each schema,
@@ -16,7 +16,7 @@ import (
 
 	"github.com/kaptinlin/jsonschema"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // contractSchema is one schema of the contract under both validators.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // params is a request's params object, read once, in place: each member a

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // operationScopes returns the operation scopes a request needs (contract

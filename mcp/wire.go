@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // JSON-RPC and MCP error codes.

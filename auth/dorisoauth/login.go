@@ -1,9 +1,9 @@
 package dorisoauth
 
 import (
-	"bytes"
 	"encoding/base64"
-	"html/template"
+	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -178,15 +178,12 @@ func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int,
 	for _, sc := range scopes {
 		p.Access = append(p.Access, describeScope(sc))
 	}
-	var buf bytes.Buffer
-	if err := loginTemplate.Execute(&buf, p); err != nil {
-		s.errorPage(w, http.StatusInternalServerError, "The sign-in page could not be shown.")
-		return
-	}
+	var b strings.Builder
+	writeLogin(&b, p)
 	s.securityHeaders(w, t.Redirect)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	io.WriteString(w, b.String())
 }
 
 // securityHeaders forbid scripts, framing and form targets other than
@@ -232,12 +229,12 @@ func describeScope(sc string) string {
 
 // errorPage shows a message and nothing else.
 func (s *Server) errorPage(w http.ResponseWriter, status int, msg string) {
-	var buf bytes.Buffer
-	errorTemplate.Execute(&buf, struct{ Title, Message string }{s.cfg.LoginPageTitle, msg})
+	var b strings.Builder
+	writeError(&b, s.cfg.LoginPageTitle, msg)
 	s.securityHeaders(w, "")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	io.WriteString(w, b.String())
 }
 
 const pageStyle = `<style>
@@ -259,35 +256,65 @@ button{width:100%;padding:11px;border:0;border-radius:6px;background:#2563eb;col
 .note{margin:16px 0 0;color:#6b7280;font-size:12px;text-align:center}
 </style>`
 
-var loginTemplate = template.Must(template.New("login").Parse(`<!DOCTYPE html>
+// The pages are written by hand: every value interpolated into them goes
+// through html.EscapeString, which makes it safe both as element text and
+// inside a double-quoted attribute (it escapes <, >, &, ' and "); no value
+// is ever placed in a script, a style, a URL or an unquoted attribute.
+// (html/template would do the same here at the cost of about half a
+// megabyte of binary and a template parse at every start.)
+
+const pageHead = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>` + pageStyle + `</head>
+<title>`
+
+// writeLogin renders the sign-in page of p.
+func writeLogin(b *strings.Builder, p page) {
+	esc := html.EscapeString
+	b.WriteString(pageHead + esc(p.Title) + `</title>` + pageStyle + `</head>
 <body><main class="card">
-<h1>{{.Title}}</h1>
+<h1>` + esc(p.Title) + `</h1>
 <p class="sub">Sign in with your Apache Doris account</p>
 <section class="client" aria-label="Application">
-<strong id="client-name">{{.ClientName}}</strong>
-{{if .ClientHost}}<span>Application site: {{.ClientHost}}</span>{{end}}
-<span>Returns to: {{.RedirectHost}}</span>
-{{if .Loopback}}<span class="warn" role="note">It returns to a program on this computer: continue only if you just started it.</span>{{end}}
-{{if .Access}}<span>It asks to:</span><ul>{{range .Access}}<li>{{.}}</li>{{end}}</ul>{{end}}
-</section>
-{{if .Error}}<div class="error" role="alert" id="error">{{.Error}}</div>{{end}}
+<strong id="client-name">` + esc(p.ClientName) + `</strong>
+`)
+	if p.ClientHost != "" {
+		b.WriteString(`<span>Application site: ` + esc(p.ClientHost) + `</span>`)
+	}
+	b.WriteString("\n<span>Returns to: " + esc(p.RedirectHost) + "</span>\n")
+	if p.Loopback {
+		b.WriteString(`<span class="warn" role="note">It returns to a program on this computer: continue only if you just started it.</span>`)
+	}
+	b.WriteString("\n")
+	if len(p.Access) > 0 {
+		b.WriteString(`<span>It asks to:</span><ul>`)
+		for _, a := range p.Access {
+			b.WriteString(`<li>` + esc(a) + `</li>`)
+		}
+		b.WriteString(`</ul>`)
+	}
+	b.WriteString("\n</section>\n")
+	if p.Error != "" {
+		b.WriteString(`<div class="error" role="alert" id="error">` + esc(p.Error) + `</div>`)
+	}
+	b.WriteString(`
 <form method="POST" action="/doris-login" autocomplete="on">
-<input type="hidden" name="txn_id" value="{{.TxnID}}">
-<input type="hidden" name="login_csrf" value="{{.CSRF}}">
+<input type="hidden" name="txn_id" value="` + esc(p.TxnID) + `">
+<input type="hidden" name="login_csrf" value="` + esc(p.CSRF) + `">
 <label for="username">Doris user</label>
-<input type="text" id="username" name="username" value="{{.User}}" required autocomplete="username" autocapitalize="none" spellcheck="false">
+<input type="text" id="username" name="username" value="` + esc(p.User) + `" required autocomplete="username" autocapitalize="none" spellcheck="false">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" required autocomplete="current-password">
 <button type="submit" id="submit">Sign in</button>
 </form>
 <p class="note">Doris checks your password. This server keeps it only sealed inside the tokens it gives the application, never on disk. Your Doris privileges decide what you can see.</p>
 </main></body></html>
-`))
+`)
+}
 
-var errorTemplate = template.Must(template.New("error").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>` + pageStyle + `</head>
-<body><main class="card"><h1>{{.Title}}</h1><p class="sub" role="alert" id="error">{{.Message}}</p></main></body></html>
-`))
+// writeError renders a page that shows a message and nothing else.
+func writeError(b *strings.Builder, title, msg string) {
+	esc := html.EscapeString
+	b.WriteString(pageHead + esc(title) + `</title>` + pageStyle + `</head>
+<body><main class="card"><h1>` + esc(title) + `</h1><p class="sub" role="alert" id="error">` + esc(msg) + `</p></main></body></html>
+`)
+}

@@ -21,5 +21,7 @@
 //
 // Expressions in a model are grounding metadata: this package never
 // compiles or runs them, and refuses those that are not scalar expressions.
-// The package imports only the standard library and kaptinlin/jsonschema.
+// The package imports only the standard library and doris/schema (the
+// project's own JSON Schema validator; its verdicts on the Ossie schema are
+// checked against kaptinlin/jsonschema in the tests).
 package ossie

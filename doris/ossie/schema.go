@@ -3,10 +3,9 @@ package ossie
 import (
 	_ "embed"
 	"fmt"
-	"io"
 	"sort"
 
-	"github.com/kaptinlin/jsonschema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // ossieSchema is the Apache Ossie core metadata schema, version 0.2.0.dev0,
@@ -53,23 +52,17 @@ const bindingSchema = `{"type":"object","additionalProperties":false,"required":
 
 // schemas are the compiled schemas of one Load.
 type schemas struct {
-	model, binding *jsonschema.Schema
+	model, binding *schema.Schema
 }
 
-// compileSchemas compiles both schemas with a compiler that fetches
-// nothing: every reference is local.
+// compileSchemas compiles both schemas. Every reference in them is local:
+// the validator resolves nothing outside the document.
 func compileSchemas() (*schemas, error) {
-	c := jsonschema.NewCompiler()
-	refuse := func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("ossie: remote schema %q refused", url)
-	}
-	c.RegisterLoader("http", refuse)
-	c.RegisterLoader("https", refuse)
-	m, err := c.Compile(ossieSchema)
+	m, err := schema.Compile(ossieSchema)
 	if err != nil {
 		return nil, fmt.Errorf("ossie: the embedded Ossie schema does not compile: %w", err)
 	}
-	b, err := jsonschema.NewCompiler().Compile([]byte(bindingSchema))
+	b, err := schema.Compile([]byte(bindingSchema))
 	if err != nil {
 		return nil, fmt.Errorf("ossie: the binding manifest schema does not compile: %w", err)
 	}
@@ -78,39 +71,24 @@ func compileSchemas() (*schemas, error) {
 
 // violation returns the first schema violation of doc in a stable order,
 // as "at <json pointer>: <keyword>", or "" when doc is valid.
-func violation(s *jsonschema.Schema, doc []byte) string {
-	res := s.ValidateJSON(doc)
-	if res.IsValid() {
+func violation(s *schema.Schema, doc []byte) string {
+	all := s.Validate(doc, schema.Limits{}, 0)
+	if len(all) == 0 {
 		return ""
 	}
-	type v struct{ path, keyword string }
-	var all []v
-	var walk func(r *jsonschema.EvaluationResult)
-	walk = func(r *jsonschema.EvaluationResult) {
-		for kw := range r.Errors {
-			all = append(all, v{r.InstanceLocation, kw})
-		}
-		for _, d := range r.Details {
-			walk(d)
-		}
-	}
-	walk(res)
-	if len(all) == 0 {
-		return "the document does not match the schema"
-	}
 	// The deepest location is the most specific; ties break by name.
-	sort.Slice(all, func(i, j int) bool {
-		if len(all[i].path) != len(all[j].path) {
-			return len(all[i].path) > len(all[j].path)
+	sort.SliceStable(all, func(i, j int) bool {
+		if len(all[i].InstancePath) != len(all[j].InstancePath) {
+			return len(all[i].InstancePath) > len(all[j].InstancePath)
 		}
-		if all[i].path != all[j].path {
-			return all[i].path < all[j].path
+		if all[i].InstancePath != all[j].InstancePath {
+			return all[i].InstancePath < all[j].InstancePath
 		}
-		return all[i].keyword < all[j].keyword
+		return all[i].Keyword < all[j].Keyword
 	})
-	path := all[0].path
+	path := all[0].InstancePath
 	if path == "" {
 		path = "/"
 	}
-	return fmt.Sprintf("at %s: %s", clip(path), all[0].keyword)
+	return fmt.Sprintf("at %s: %s", clip(path), all[0].Keyword)
 }

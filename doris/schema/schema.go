@@ -1,6 +1,8 @@
 // Package schema validates JSON documents against the subset of JSON Schema
-// 2020-12 the tool contract is written in, in one pass over the document's
-// bytes.
+// 2020-12 the tool contract (and the Apache Ossie model schema) is written
+// in, in one pass over the document's bytes. It depends on the standard
+// library only, and lives under doris so that both the catalog and the
+// runtime's loaders (doris/ossie) can use it.
 //
 // The catalog validates every child's arguments on every call: it is a
 // security boundary, and it sits on the hot path. A general validator
@@ -11,8 +13,9 @@
 // the contract uses (type, enum, const, the length, range, size and
 // uniqueness bounds, pattern, properties, additionalProperties, required,
 // propertyNames, dependentRequired, items, allOf, anyOf, oneOf, not,
-// if/then/else, and the annotations) and refuses to compile a schema with
-// any other keyword, so it can never silently ignore a constraint.
+// if/then/else, local $ref into $defs, and the annotations) and refuses to
+// compile a schema with any other keyword, so it can never silently ignore
+// a constraint.
 // Its verdicts are checked against github.com/kaptinlin/jsonschema, a
 // complete implementation, by differential tests and fuzzing.
 //
@@ -105,11 +108,69 @@ func Compile(doc []byte) (*Schema, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	root, err := compile(v, "")
+	c := &compiler{defs: map[string]*node{}, building: map[string]bool{}}
+	if m, ok := v.(map[string]any); ok {
+		if d, ok := m["$defs"].(map[string]any); ok {
+			c.source = d
+		} else if _, has := m["$defs"]; has {
+			return nil, fmt.Errorf("schema: #/$defs: must be an object")
+		}
+	}
+	root, err := c.compile(v, "")
 	if err != nil {
 		return nil, err
 	}
+	for name := range c.source { // an unused definition is still checked
+		if _, err := c.def(name, ""); err != nil {
+			return nil, err
+		}
+	}
 	return &Schema{root: root}, nil
+}
+
+// compiler compiles one schema document: its $defs are compiled once, on
+// first reference.
+type compiler struct {
+	source   map[string]any   // the root's $defs
+	defs     map[string]*node // compiled definitions, by name
+	building map[string]bool  // definitions being compiled
+}
+
+// def returns the compiled definition name, referenced at at. A
+// definition that refers back to itself is allowed only below a keyword
+// that descends into the document (properties, items, ...): otherwise
+// checking it would never end.
+func (c *compiler) def(name, at string) (*node, error) {
+	if n, ok := c.defs[name]; ok {
+		if c.building[name] && !descends(strings.TrimPrefix(at, "/$defs/"+name)) {
+			return nil, fmt.Errorf("schema: %s/$ref: refers to #/$defs/%s without descending into the document", orRoot(at), name)
+		}
+		return n, nil
+	}
+	src, ok := c.source[name]
+	if !ok {
+		return nil, fmt.Errorf("schema: %s/$ref: #/$defs/%s does not exist", orRoot(at), name)
+	}
+	n := &node{}
+	c.defs[name], c.building[name] = n, true
+	compiled, err := c.compile(src, "/$defs/"+name)
+	delete(c.building, name)
+	if err != nil {
+		return nil, err
+	}
+	*n = *compiled
+	return n, nil
+}
+
+// descends reports whether a schema path crosses a keyword whose
+// subschema applies to a value nested inside the current one.
+func descends(path string) bool {
+	for _, kw := range []string{"/properties/", "/items", "/additionalProperties", "/propertyNames"} {
+		if strings.Contains(path, kw) {
+			return true
+		}
+	}
+	return false
 }
 
 // MustCompile is Compile for literal schemas known to be valid.
@@ -121,7 +182,7 @@ func MustCompile(doc string) *Schema {
 	return s
 }
 
-func compile(v any, at string) (*node, error) {
+func (c *compiler) compile(v any, at string) (*node, error) {
 	switch t := v.(type) {
 	case bool:
 		return &node{never: !t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}, nil
@@ -203,7 +264,7 @@ func compile(v any, at string) (*node, error) {
 			}
 			n.uniqueItems = b
 		case "items":
-			n.items, err = compile(val, at+"/items")
+			n.items, err = c.compile(val, at+"/items")
 		case "properties":
 			pm, ok := val.(map[string]any)
 			if !ok {
@@ -211,7 +272,7 @@ func compile(v any, at string) (*node, error) {
 			}
 			n.properties = make(map[string]*node, len(pm))
 			for name, ps := range pm {
-				if n.properties[name], err = compile(ps, at+"/properties/"+name); err != nil {
+				if n.properties[name], err = c.compile(ps, at+"/properties/"+name); err != nil {
 					return nil, err
 				}
 				n.propOrder = append(n.propOrder, name)
@@ -220,9 +281,9 @@ func compile(v any, at string) (*node, error) {
 		case "required":
 			n.required, err = stringList(val)
 		case "additionalProperties":
-			n.additional, err = compile(val, at+"/additionalProperties")
+			n.additional, err = c.compile(val, at+"/additionalProperties")
 		case "propertyNames":
-			n.propertyNames, err = compile(val, at+"/propertyNames")
+			n.propertyNames, err = c.compile(val, at+"/propertyNames")
 		case "dependentRequired":
 			dm, ok := val.(map[string]any)
 			if !ok {
@@ -241,26 +302,42 @@ func compile(v any, at string) (*node, error) {
 			}
 			list := make([]*node, len(arr))
 			for i, s := range arr {
-				if list[i], err = compile(s, at+"/"+kw+"/"+strconv.Itoa(i)); err != nil {
+				if list[i], err = c.compile(s, at+"/"+kw+"/"+strconv.Itoa(i)); err != nil {
 					return nil, err
 				}
 			}
 			switch kw {
 			case "allOf":
-				n.allOf = list
+				n.allOf = append(n.allOf, list...) // after a $ref's target
 			case "anyOf":
 				n.anyOf = list
 			case "oneOf":
 				n.oneOf = list
 			}
 		case "not":
-			n.not, err = compile(val, at+"/not")
+			n.not, err = c.compile(val, at+"/not")
 		case "if":
-			n.ifN, err = compile(val, at+"/if")
+			n.ifN, err = c.compile(val, at+"/if")
 		case "then":
-			n.thenN, err = compile(val, at+"/then")
+			n.thenN, err = c.compile(val, at+"/then")
 		case "else":
-			n.elseN, err = compile(val, at+"/else")
+			n.elseN, err = c.compile(val, at+"/else")
+		case "$ref":
+			ref, ok := val.(string)
+			name, local := strings.CutPrefix(ref, "#/$defs/")
+			if !ok || !local || strings.ContainsAny(name, "/~") {
+				return nil, fail(kw, "only local references into #/$defs are supported")
+			}
+			var target *node
+			if target, err = c.def(name, at); err == nil {
+				// Beside other keywords a reference is one more subschema
+				// the value must match (2020-12).
+				n.allOf = append([]*node{target}, n.allOf...)
+			}
+		case "$defs":
+			if at != "" {
+				return nil, fail(kw, "is supported at the root only")
+			}
 		case "$schema", "$id":
 		default:
 			if !annotations[kw] {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog/schema"
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 const args = `{"type":"object","additionalProperties":false,"required":["database"],"properties":{
@@ -151,6 +151,39 @@ func TestAppendString(t *testing.T) {
 		}
 		if got := schema.AppendString(nil, []byte(s)); string(got) != string(want) {
 			t.Errorf("AppendString([]byte %q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+// TestRefs: local references into $defs, beside other keywords and
+// recursive below a descending keyword; cycles that would never end and
+// references that go anywhere else do not compile.
+func TestRefs(t *testing.T) {
+	s := schema.MustCompile(`{"$defs":{"name":{"type":"string","maxLength":3},
+		"tree":{"type":"object","properties":{"name":{"$ref":"#/$defs/name"},"kids":{"type":"array","items":{"$ref":"#/$defs/tree"}}},
+		"additionalProperties":false}},
+		"$ref":"#/$defs/tree","required":["name"]}`)
+	for doc, want := range map[string]bool{
+		`{"name":"a","kids":[{"name":"b","kids":[{"name":"c"}]}]}`: true,
+		`{"name":"a","kids":[{"name":"bbbb"}]}`:                    false, // a $ref two levels down
+		`{"kids":[]}`:                                              false, // required beside the $ref
+		`{"name":"a","kids":[{"name":"b","other":1}]}`:             false,
+	} {
+		if got := s.Valid([]byte(doc)); got != want {
+			t.Errorf("%s: valid %v, want %v", doc, got, want)
+		}
+	}
+	for _, bad := range []string{
+		`{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`,
+		`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"not":{"$ref":"#/$defs/a"}}}}`,
+		`{"$ref":"#/$defs/missing"}`,
+		`{"$ref":"https://example.com/schema.json"}`,
+		`{"$defs":{"a":{"properties":{"x":{"$ref":"#/definitions/a"}}}}}`,
+		`{"$defs":{"a":{"minimum":"no"}}}`,
+		`{"properties":{"x":{"$defs":{}}}}`,
+	} {
+		if _, err := schema.Compile([]byte(bad)); err == nil {
+			t.Errorf("%s compiled", bad)
 		}
 	}
 }
