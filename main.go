@@ -240,7 +240,7 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		// Requests outlive the signal: it starts the drain, and only the
 		// end of the grace period (srv.Abort) stops the calls in flight.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		BaseContext: srv.BaseContext,
 	}
 	log.Info("serving MCP over HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "protocol", mcp.Version,
 		"legacy", cfg.LegacyHTTP, "exposure", cfg.ExposureMode, "authentication", opts.Identify != nil)

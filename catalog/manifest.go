@@ -98,19 +98,31 @@ func (c *manifestCache) get(key string, build func() *manifest) *manifest {
 // capability generation.
 func (s *Surface) buildManifest(ctx context.Context, id auth.Identity, d *compiledDomain) *manifest {
 	snap := s.rt.Snapshot(ctx, id, d.probes)
-	var visible []*compiledChild
-	var key strings.Builder
-	key.WriteString(d.Name)
-	key.WriteByte('|')
-	key.WriteString(snap.Generation(d.probes))
-	for _, ch := range d.children {
-		if id.CanDiscover(d.Name, ch.Name) {
-			visible = append(visible, ch)
-			key.WriteByte('|')
-			key.WriteString(ch.Name)
+	visible := d.children
+	for i, ch := range d.children {
+		if !id.CanDiscover(d.Name, ch.Name) {
+			visible = visible[:i:i] // a copy from here on
+			for _, ch := range d.children[i:] {
+				if id.CanDiscover(d.Name, ch.Name) {
+					visible = append(visible, ch)
+				}
+			}
+			break
 		}
 	}
-	return s.manifest.get(key.String(), func() *manifest {
+	// The key names the visible children only when some are hidden: the
+	// common case (all visible) costs one string.
+	key := d.Name + "|" + snap.Generation(d.probes) + "|*"
+	if len(visible) < len(d.children) {
+		var b strings.Builder
+		b.WriteString(key[:len(key)-1])
+		for _, ch := range visible {
+			b.WriteString(ch.Name)
+			b.WriteByte('|')
+		}
+		key = b.String()
+	}
+	return s.manifest.get(key, func() *manifest {
 		m := &manifest{snap: snap, entries: make([]manifestEntry, 0, len(visible))}
 		for _, ch := range visible {
 			if err := ch.compiled(); err != nil {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -41,11 +43,11 @@ func newConnector(cfg *Config, user, password string, log *slog.Logger) (*connec
 		mc.Net = "tcp"
 		mc.Addr = addr
 		mc.DBName = cfg.Database
-		mc.Timeout = min(cfg.ConnectTimeout, 10*secondDuration)
-		// The I/O deadlines are a last resort against a silent peer; the
-		// query timeout and the kill path stop queries long before.
-		mc.ReadTimeout = cfg.QueryTimeout + 60*secondDuration
-		mc.WriteTimeout = 60 * secondDuration
+		mc.Timeout = min(cfg.ConnectTimeout, 10*time.Second)
+		// No per-packet I/O deadlines: every statement is bounded by its
+		// own deadline, which interrupts the socket (trackedConn.interrupt),
+		// and a deadline the driver set before each read would undo that.
+		mc.DialFunc = dialRemembering(mc.Timeout)
 		mc.InterpolateParams = true
 		mc.MultiStatements = false
 		mc.AllowAllFiles = false
@@ -71,7 +73,8 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	var lastErr error
 	for i := range n {
 		idx := (start + i) % n
-		dc, err := c.connectors[idx].Connect(ctx)
+		held := &heldConn{}
+		dc, err := c.connectors[idx].Connect(context.WithValue(ctx, heldConnKey{}, held))
 		if err != nil {
 			lastErr = err
 			var me *mysql.MySQLError
@@ -82,7 +85,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			continue
 		}
 		c.preferred.Store(int32(idx))
-		tc := &trackedConn{conn: dc, addr: c.addrs[idx], home: c.database, catalog: "internal", database: c.database, dbKnown: true}
+		tc := &trackedConn{conn: dc, net: held.conn, addr: c.addrs[idx], home: c.database, catalog: "internal", database: c.database, dbKnown: true}
 		if err := tc.loadID(ctx); err != nil {
 			dc.Close()
 			return nil, err
@@ -94,7 +97,26 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 
 func (c *connector) Driver() driver.Driver { return c.connectors[0].Driver() }
 
-const secondDuration = 1_000_000_000
+// heldConn receives the socket the driver dials for one Connect, so that
+// the connection boundary can interrupt it.
+type heldConn struct{ conn net.Conn }
+
+type heldConnKey struct{}
+
+// dialRemembering dials TCP within timeout and hands the socket to the
+// heldConn the Connect call put in ctx.
+func dialRemembering(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			if h, ok := ctx.Value(heldConnKey{}).(*heldConn); ok {
+				h.conn = conn
+			}
+		}
+		return conn, err
+	}
+}
 
 // trackedConn is the connection boundary. Every statement that reaches
 // Doris passes through it and must be either a read-only statement the
@@ -103,6 +125,7 @@ const secondDuration = 1_000_000_000
 // already applied, so they are set only when they change.
 type trackedConn struct {
 	conn driver.Conn
+	net  net.Conn // the socket under conn, for interrupt
 	addr string
 	id   int64
 	home string // the route's session database (DORIS_DATABASE, or the identity's own)
@@ -115,6 +138,18 @@ type trackedConn struct {
 	queryTimeout      int // seconds; 0 = not set by us
 
 	poisoned atomic.Bool // discard instead of returning to the pool
+}
+
+// interrupt makes every read and write on the connection's socket fail at
+// once: a statement whose deadline passed, or whose caller went away,
+// stops waiting for Doris even if Doris never answers (a frozen FE). The
+// connection is not usable afterwards. Statements run with contexts that
+// cannot be cancelled, so that neither database/sql nor the driver starts
+// a watcher per statement; this is their cancellation.
+func (tc *trackedConn) interrupt() {
+	if tc.net != nil {
+		tc.net.SetDeadline(time.Unix(1, 0))
+	}
 }
 
 // ErrNotReadOnly is returned when a statement reaches the connection

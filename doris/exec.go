@@ -133,6 +133,7 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	kill := func() {
 		once.Do(func() {
 			tc.poisoned.Store(true)
+			tc.interrupt() // stop waiting for Doris at once, whatever it does
 			go func() {
 				outcome = r.kill(rt, tc)
 				close(killDone)
@@ -150,23 +151,27 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 		}
 	}
 	stopWatch := context.AfterFunc(qctx, kill)
+	// The driver gets a context that is never cancelled: the end of qctx
+	// interrupts the socket instead (kill), which costs no goroutine per
+	// statement.
+	dctx := context.WithoutCancel(qctx)
 	// A session statement Doris refuses (an unknown database) leaves the
 	// tracked state unknown, so the connection stays usable; one that
 	// fails otherwise poisons it below.
-	runErr := r.ensureSession(qctx, conn, tc, s)
+	runErr := r.ensureSession(dctx, conn, tc, s)
 	if runErr == nil {
 		if len(s.setup) > 0 {
 			tc.poisoned.Store(true) // untracked session changes
 			for _, q := range s.setup {
-				if _, runErr = conn.ExecContext(qctx, q); runErr != nil {
+				if _, runErr = conn.ExecContext(dctx, q); runErr != nil {
 					break
 				}
 			}
 		}
 		if runErr == nil {
-			// On early stop: kill, then cancel, so that the driver drops
-			// the socket instead of draining rows nobody will read.
-			runErr = r.stream(qctx, conn, s, visit, func() { kill(); cancel() })
+			// On early stop: kill, which also interrupts the socket, so
+			// that the driver does not drain rows nobody will read.
+			runErr = r.stream(qctx, dctx, conn, s, visit, func() { kill(); cancel() })
 		}
 	}
 	// The statement may still run in Doris when the context ended, even if
@@ -208,12 +213,14 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	return e
 }
 
-func (r *Runtime) stream(ctx context.Context, conn *sql.Conn, s stmt, visit visitor, truncate func()) error {
+// stream runs s.sql on conn with the driver context dctx, reporting
+// progress until ctx ends.
+func (r *Runtime) stream(ctx, dctx context.Context, conn *sql.Conn, s stmt, visit visitor, truncate func()) error {
 	if s.progress != nil {
 		stop := startProgress(ctx, s.progress)
 		defer stop()
 	}
-	rows, err := conn.QueryContext(ctx, s.sql)
+	rows, err := conn.QueryContext(dctx, s.sql)
 	if err != nil {
 		return err
 	}

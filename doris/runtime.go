@@ -161,12 +161,15 @@ func (r *Runtime) route(id auth.Identity) (*route, error) {
 	// Every admitted statement gets a connection at once: admission
 	// (MAX_CONCURRENT_QUERIES) is the only queue, so fast work never waits
 	// for a connection behind slow work, and the server's own bounded
-	// reads have a reserve beside it. DORIS_MAX_CONNECTIONS is how many
-	// stay open between calls.
-	db.SetMaxOpenConns(max(cfg.MaxConnections, cfg.MaxConcurrentQueries) + internalReserve)
+	// reads have a reserve beside it. DORIS_MAX_CONNECTIONS raises the
+	// pool further. A connection goes back to the pool rather than being
+	// closed (a new one costs a handshake); one unused for
+	// DORIS_HEALTH_CHECK_INTERVAL is closed.
+	size := max(cfg.MaxConnections, cfg.MaxConcurrentQueries) + internalReserve
+	db.SetMaxOpenConns(size)
 	db.SetConnMaxLifetime(cfg.MaxConnectionAge)
 	if id.Credential == nil {
-		db.SetMaxIdleConns(cfg.MaxConnections)
+		db.SetMaxIdleConns(size)
 		db.SetConnMaxIdleTime(cfg.HealthCheckInterval)
 	} else {
 		// A person's pool is used in bursts: keep little idle.

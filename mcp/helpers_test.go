@@ -203,7 +203,9 @@ func newHTTP(t testing.TB, e *env, legacy bool) *httpEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(e.srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: legacy}))
+	ts := httptest.NewUnstartedServer(e.srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: legacy}))
+	ts.Config.BaseContext = e.srv.BaseContext // as main does: Abort cancels requests
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return &httpEnv{env: e, ts: ts}
 }

@@ -111,9 +111,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 	if !ok {
 		return
 	}
-	ctx, cancel := s.callContext(r.Context())
-	defer cancel()
-	c.ctx = ctx
+	// net/http cancels r.Context() when the client goes away and when
+	// this handler returns; Abort cancels it through BaseContext.
+	c.ctx = r.Context()
 	switch {
 	case c.req.Notification:
 		s.serve(c)

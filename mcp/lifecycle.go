@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -47,13 +48,11 @@ func (s *Server) Abort() {
 // Draining reports whether Drain was called.
 func (s *Server) Draining() bool { return s.life.draining.Load() }
 
-// callContext returns the context a call runs under: parent's values and
-// cancellation, ended also by Abort.
-func (s *Server) callContext(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
-	stop := context.AfterFunc(s.life.stop, cancel)
-	return ctx, func() { stop(); cancel() }
-}
+// BaseContext is the context HTTP requests must derive from, for
+// http.Server.BaseContext: Abort cancels it, and with it every request
+// still running. (Deriving each call from it costs nothing per call; a
+// per-call watch of a shared context would take a shared lock.)
+func (s *Server) BaseContext(net.Listener) context.Context { return s.life.stop }
 
 // aborted reports whether in-flight work was abandoned by Abort.
 func (s *Server) aborted() bool { return s.life.stop.Err() != nil }

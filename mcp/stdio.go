@@ -31,7 +31,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	conn := &stdioConn{s: s, w: w, inflight: map[string]context.CancelFunc{}}
 	// Calls outlive ctx: a signal starts the shutdown, it does not cut
 	// calls off. Abort, or the end of ServeStdio, stops them.
-	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	work, stopWork := context.WithCancel(s.life.stop)
 	defer func() {
 		stopWork()
 		conn.wg.Wait()
@@ -248,7 +248,7 @@ func (c *stdioConn) begin(ctx context.Context, cl *call) (func(), bool) {
 		c.write(encodeError(req.ID, errorf(CodeInvalidRequest, "%s", msg)))
 		return nil, false
 	}
-	reqCtx, cancel := c.s.callContext(ctx)
+	reqCtx, cancel := context.WithCancel(ctx)
 	c.inflight[key] = cancel
 	c.mu.Unlock()
 	cl.ctx, cl.id = reqCtx, auth.Anonymous()

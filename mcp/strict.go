@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // strictCheck validates that b is exactly one JSON value that the decoders
-// downstream (encoding/json here, kaptinlin/jsonschema in catalog) will all
+// downstream (encoding/json here, doris/schema in catalog) will all
 // read the same way:
 //
 //   - RFC 8259 grammar, nothing but whitespace after the value;
@@ -227,6 +229,9 @@ func (s *scanner) str(want bool) (string, error) {
 				return "", nil
 			}
 			if !escaped {
+				if name, ok := schema.CommonName(raw); ok {
+					return name, nil
+				}
 				return string(raw), nil
 			}
 			return string(buf), nil

@@ -230,12 +230,68 @@ func Str(v []byte) (string, bool) {
 		}
 	}
 	if plain {
+		if s, ok := CommonName(inner); ok {
+			return s, true
+		}
 		if !utf8.Valid(inner) {
 			return "", false
 		}
 		return string(inner), true
 	}
 	return unescape(inner)
+}
+
+// CommonName returns the member names every request carries as constants,
+// so that reading them allocates nothing (the switch on string(b) does
+// not allocate either).
+func CommonName(b []byte) (string, bool) {
+	switch string(b) {
+	case "jsonrpc":
+		return "jsonrpc", true
+	case "id":
+		return "id", true
+	case "method":
+		return "method", true
+	case "params":
+		return "params", true
+	case "_meta":
+		return "_meta", true
+	case "name":
+		return "name", true
+	case "arguments":
+		return "arguments", true
+	case "io.modelcontextprotocol/protocolVersion":
+		return "io.modelcontextprotocol/protocolVersion", true
+	case "io.modelcontextprotocol/clientCapabilities":
+		return "io.modelcontextprotocol/clientCapabilities", true
+	case "io.modelcontextprotocol/clientInfo":
+		return "io.modelcontextprotocol/clientInfo", true
+	case "progressToken":
+		return "progressToken", true
+	case "child_tool":
+		return "child_tool", true
+	case "manifest_version":
+		return "manifest_version", true
+	case "sql":
+		return "sql", true
+	case "max_rows":
+		return "max_rows", true
+	case "timeout_ms":
+		return "timeout_ms", true
+	case "database":
+		return "database", true
+	case "table":
+		return "table", true
+	case "catalog":
+		return "catalog", true
+	case "cursor":
+		return "cursor", true
+	case "version":
+		return "version", true
+	case "uri":
+		return "uri", true
+	}
+	return "", false
 }
 
 // unescape decodes the inside of a JSON string with escapes.
