@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // maxSafeInteger is the largest integer a JSON number carries exactly in
@@ -93,59 +95,8 @@ func isInfOrNaN(f float64) bool {
 }
 
 // appendString appends s as a JSON string, byte for byte what
-// encoding/json writes (HTML-safe escapes, U+2028 and U+2029 escaped,
-// invalid UTF-8 as U+FFFD), without allocating.
-func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// encoding/json writes, without allocating (schema.AppendString).
+func appendString[S ~string | ~[]byte](dst []byte, s S) []byte { return schema.AppendString(dst, s) }
 
 // appendBase64 appends the standard base64 of v as a JSON string.
 func appendBase64(dst []byte, v []byte) []byte {

@@ -278,14 +278,14 @@ func (c *Config) Validate() []error {
 		fail("DORIS_OAUTH_BASE_URL", "%v", err)
 	}
 	if c.Secret != "" {
-		if err := CheckSecret(c.Secret); err != nil {
+		if err := auth.CheckSecret(c.Secret); err != nil {
 			fail("DORIS_OAUTH_SECRET", "%v", err)
 		}
 	}
 	if c.PreviousSecret != "" {
 		if c.Secret == "" {
 			fail("DORIS_OAUTH_PREVIOUS_SECRET", "needs DORIS_OAUTH_SECRET: a previous secret only matters while rotating to a new one")
-		} else if err := CheckSecret(c.PreviousSecret); err != nil {
+		} else if err := auth.CheckSecret(c.PreviousSecret); err != nil {
 			fail("DORIS_OAUTH_PREVIOUS_SECRET", "%v", err)
 		}
 	}
@@ -449,36 +449,6 @@ func parsePrefix(s string) (netip.Prefix, error) {
 	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
 }
 
-// weakSecretParts mark a secret as a placeholder or a well-known value.
-var weakSecretParts = []string{"password", "changeme", "change_me", "123456", "yoursecret", "your-secret", "your_secret",
-	"secret-key", "example", "qwerty", "letmein", "default", "placeholder"}
-
-// CheckSecret applies the reference's weak-secret policy: at least 32
-// bytes, not a <placeholder>, no well-known substring, and at least 10
-// distinct characters.
-func CheckSecret(s string) error {
-	if len(s) < 32 {
-		return fmt.Errorf("is %d bytes; at least 32 are required", len(s))
-	}
-	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
-		return errors.New("is a <placeholder>, not a secret")
-	}
-	lower := strings.ToLower(s)
-	for _, w := range weakSecretParts {
-		if strings.Contains(lower, w) {
-			return fmt.Errorf("contains the well-known weak part %q", w)
-		}
-	}
-	distinct := map[rune]bool{}
-	for _, r := range s {
-		distinct[r] = true
-	}
-	if len(distinct) < 10 {
-		return fmt.Errorf("has only %d distinct characters; at least 10 are required", len(distinct))
-	}
-	return nil
-}
 
 // loader reads typed values from an environment, collecting problems.
 type loader struct {
