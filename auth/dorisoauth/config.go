@@ -449,7 +449,6 @@ func parsePrefix(s string) (netip.Prefix, error) {
 	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
 }
 
-
 // loader reads typed values from an environment, collecting problems.
 type loader struct {
 	env  map[string]string
