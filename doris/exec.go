@@ -163,9 +163,10 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	}
 	e := classify(s.prefix, runErr, ctx)
 	if s.caller != "" {
-		e.locate(s.sql)
+		lead := traceComment(qctx) // Doris saw the statement after it (trace.go)
+		e.locate(lead + s.sql)
 		if p := e.Position; p != nil {
-			if *p -= s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
+			if *p -= len(lead) + s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
 				e.Position = nil
 			}
 		}

@@ -2,7 +2,6 @@ package doris
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -228,7 +227,7 @@ func (r *Runtime) runProfiled(ctx context.Context, rt *route, sqlText string) (q
 		return "", "", err
 	}
 	text := st.SQL
-	traceID = newUUID()
+	traceID = sessionTraceID(ctx) // the call's own trace id (trace.go)
 	err = r.run(ctx, rt, stmt{sql: text, prefix: queryPrefix, timeout: min(DefaultCallTimeout, r.cfg.QueryTimeout),
 		setup: []string{`SET session_context = "trace_id:` + traceID + `"`, "SET enable_profile = true"}},
 		func([]column, []sql.RawBytes) (bool, error) { return false, nil })
@@ -244,14 +243,6 @@ func (r *Runtime) runProfiled(ctx context.Context, rt *route, sqlText string) (q
 			Message: "the FE did not record a query id for the profiled statement"}
 	}
 	return queryID, traceID, nil
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // operatorTree lists the operators of a profile with their nesting depth.
