@@ -38,6 +38,9 @@ const logQueue = 8192
 type asyncLog struct {
 	q       chan queuedRecord
 	dropped atomic.Int64
+	// droppedTotal counts every dropped record since start (the metric
+	// doris_mcp_log_records_dropped_total); dropped is reset when reported.
+	droppedTotal atomic.Int64
 	wg      sync.WaitGroup
 	once    sync.Once
 }
@@ -118,12 +121,14 @@ func (h *asyncHandler) Handle(_ context.Context, r slog.Record) (err error) {
 		// dropped, not a panic.
 		if recover() != nil {
 			h.log.dropped.Add(1)
+			h.log.droppedTotal.Add(1)
 		}
 	}()
 	select {
 	case h.log.q <- queuedRecord{h: h.inner, r: r.Clone()}:
 	default:
 		h.log.dropped.Add(1)
+		h.log.droppedTotal.Add(1)
 	}
 	return nil
 }

@@ -107,6 +107,12 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return err
 	}
 	defer rt.Close()
+	defer srv.Close() // flushes the invocation audit log
+	stopMetrics, err := serveMetricsAddr(ctx, cfg, srv, log) // METRICS_ADDR (main_telemetry.go)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	if cfg.Transport == "stdio" {
 		log.Info("serving MCP on stdio", "protocol", mcp.Version, "exposure", cfg.ExposureMode)
@@ -151,6 +157,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		rt.Close()
 		return nil, nil, err
 	}
+	tel, _ := newTelemetry(cfg, rt, log) // main_telemetry.go
 	srv, err := mcp.NewServer(surface, mcp.Options{
 		Name:         serverName,
 		Version:      moduleVersion(),
@@ -158,6 +165,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		PageSize:     cfg.ListPageSize,
 		Handles:      signer,
 		Logger:       log,
+		Telemetry:    tel,
 	})
 	if err != nil {
 		rt.Close()
@@ -221,6 +229,7 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		return err
 	}
 	defer stop()
+	mountMetrics(cfg, srv, &opts) // GET /metrics (main_telemetry.go)
 	ln, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		return err

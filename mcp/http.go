@@ -99,6 +99,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 	if !ok {
 		return
 	}
+	c.transport = "http" // telemetry.go
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	c.ctx = ctx
@@ -408,6 +409,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, id I
 		attrs = append(attrs, slog.String("request_id", truncate(id.String(), 128)))
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, "mcp request refused", attrs...)
+	s.opts.Telemetry.refused(status) // telemetry.go
 	writeRPCError(w, status, id, e)
 }
 
