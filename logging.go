@@ -41,8 +41,8 @@ type asyncLog struct {
 	// droppedTotal counts every dropped record since start (the metric
 	// doris_mcp_log_records_dropped_total); dropped is reset when reported.
 	droppedTotal atomic.Int64
-	wg      sync.WaitGroup
-	once    sync.Once
+	wg           sync.WaitGroup
+	once         sync.Once
 }
 
 type queuedRecord struct {

@@ -107,8 +107,10 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return err
 	}
 	defer rt.Close()
-	defer srv.Close() // flushes the invocation audit log
-	stopMetrics, err := serveMetricsAddr(ctx, cfg, srv, log) // METRICS_ADDR (main_telemetry.go)
+	// srv.Close flushes the invocation audit log; METRICS_ADDR serves
+	// /metrics apart from MCP (main_telemetry.go).
+	defer srv.Close()
+	stopMetrics, err := serveMetricsAddr(ctx, cfg, srv, log)
 	if err != nil {
 		return err
 	}
