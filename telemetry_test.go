@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -400,5 +401,38 @@ func TestTraceparentEndToEnd(t *testing.T) {
 	json.Unmarshal(own.structured, &res)
 	if len(res.Metadata.TraceID) != 32 || res.Metadata.TraceID == tid || res.Metadata.TraceID == strings.ToUpper(tid) {
 		t.Fatalf("a malformed traceparent: trace_id %q", res.Metadata.TraceID)
+	}
+}
+
+// TestMetricsAddr: METRICS_ADDR serves /metrics alone, under the same
+// Host/Origin policy, and nothing else.
+func TestMetricsAddr(t *testing.T) {
+	addr := "127.0.0.1:" + strconv.Itoa(closedPort(t))
+	ts := startTelemetryServer(t, map[string]string{"METRICS_ADDR": addr})
+	cfg := DefaultConfig()
+	cfg.Telemetry.MetricsAddr = addr
+	stop, err := serveMetricsAddr(t.Context(), cfg, ts.srv, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	ts.child(t, "doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, nil)
+	e := scrape(t, "http://"+addr+"/metrics", "")
+	if got := e.get("doris_mcp_tool_calls_total", "child", "doris_query.execute_query", "outcome", "OK"); got != 1 {
+		t.Errorf("METRICS_ADDR counts %v calls, want 1", got)
+	}
+	for path, want := range map[string]int{"/metrics": 403, "/mcp": 404, "/": 404} {
+		r, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+		if path == "/metrics" {
+			r.Host = "evil.example"
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s on METRICS_ADDR: %d, want %d", path, resp.StatusCode, want)
+		}
 	}
 }

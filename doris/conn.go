@@ -162,7 +162,7 @@ func (tc *trackedConn) QueryContext(ctx context.Context, query string, args []dr
 	if err := boundary(query); err != nil {
 		return nil, err
 	}
-	return tc.conn.(driver.QueryerContext).QueryContext(ctx, traceComment(ctx)+query, nil) // trace.go
+	return tc.conn.(driver.QueryerContext).QueryContext(ctx, traced(ctx, query), nil) // trace.go
 }
 
 func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -172,7 +172,7 @@ func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []dri
 	if err := boundary(query); err != nil {
 		return nil, err
 	}
-	return tc.conn.(driver.ExecerContext).ExecContext(ctx, traceComment(ctx)+query, nil) // trace.go
+	return tc.conn.(driver.ExecerContext).ExecContext(ctx, traced(ctx, query), nil) // trace.go
 }
 
 // Prepare is refused: the server never prepares statements.

@@ -68,12 +68,13 @@ func ParseTraceparent(s string) (Trace, bool) {
 // new trace, not sampled.
 func NewTrace(caller Trace, ok bool) Trace {
 	var b [24]byte
+	var h [48]byte
 	rand.Read(b[:])
-	t := Trace{Span: hex.EncodeToString(b[16:24]), Flags: "00"}
+	hex.Encode(h[:], b[:])
+	ids := string(h[:]) // one allocation for both ids
+	t := Trace{ID: ids[:32], Span: ids[32:], Flags: "00"}
 	if ok {
 		t.ID, t.Flags = caller.ID, caller.Flags
-	} else {
-		t.ID = hex.EncodeToString(b[:16])
 	}
 	return t
 }
@@ -88,11 +89,18 @@ func (t Trace) Traceparent() string {
 
 type traceKey struct{}
 
-// traceValue is what the context carries: the trace and the comment that
-// leads every statement of the call, rendered once.
-type traceValue struct {
-	Trace
-	comment string
+// traceCtx is a context carrying a trace: the value and its context in
+// one allocation, on every request's path.
+type traceCtx struct {
+	context.Context
+	t Trace
+}
+
+func (c *traceCtx) Value(key any) any {
+	if _, ok := key.(traceKey); ok {
+		return &c.t
+	}
+	return c.Context.Value(key)
 }
 
 // WithTrace returns ctx carrying t: every statement sent under it carries
@@ -102,27 +110,32 @@ func WithTrace(ctx context.Context, t Trace) context.Context {
 	if len(t.ID) != 32 || !lowerHex(t.ID) || len(t.Span) != 16 || !lowerHex(t.Span) || len(t.Flags) != 2 || !lowerHex(t.Flags) {
 		return ctx
 	}
-	return context.WithValue(ctx, traceKey{}, &traceValue{Trace: t, comment: "/*traceparent='" + t.Traceparent() + "'*/ "})
+	return &traceCtx{Context: ctx, t: t}
 }
 
 // TraceFrom returns the trace ctx carries, if any.
 func TraceFrom(ctx context.Context) (Trace, bool) {
-	if v, ok := ctx.Value(traceKey{}).(*traceValue); ok {
-		return v.Trace, true
+	if t, ok := ctx.Value(traceKey{}).(*Trace); ok {
+		return *t, true
 	}
 	return Trace{}, false
 }
 
-// traceComment is the comment that leads the statements sent under ctx
-// ("" without a trace). It is built from validated hex digits only, so
-// prepending it to a checked statement cannot change what the statement
-// does.
-func traceComment(ctx context.Context) string {
-	if v, ok := ctx.Value(traceKey{}).(*traceValue); ok {
-		return v.comment
+// traced returns query led by the comment of the trace ctx carries (query
+// itself without one), in one allocation. The comment is built from
+// validated hex digits only, so it cannot change what a checked
+// statement does.
+func traced(ctx context.Context, query string) string {
+	t, ok := ctx.Value(traceKey{}).(*Trace)
+	if !ok {
+		return query
 	}
-	return ""
+	return "/*traceparent='00-" + t.ID + "-" + t.Span + "-" + t.Flags + "'*/ " + query
 }
+
+// traceComment is the comment that leads the statements sent under ctx
+// ("" without a trace).
+func traceComment(ctx context.Context) string { return traced(ctx, "") }
 
 // sessionTraceID is the trace id to put in session_context for a profiled
 // statement: the call's own, or a fresh one outside a call.
