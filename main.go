@@ -159,7 +159,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		rt.Close()
 		return nil, nil, err
 	}
-	tel, _ := newTelemetry(cfg, rt, log) // main_telemetry.go
+	tel := newTelemetry(cfg, rt, log) // metrics and the audit log (main_telemetry.go)
 	srv, err := mcp.NewServer(surface, mcp.Options{
 		Name:         serverName,
 		Version:      moduleVersion(),

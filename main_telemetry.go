@@ -21,7 +21,7 @@ import (
 
 // newTelemetry builds the metrics registry (call metrics, the pull
 // collectors over the Doris runtime, the process) and the audit log.
-func newTelemetry(cfg Config, rt *doris.Runtime, log *slog.Logger) (*mcp.Telemetry, *metrics.Registry) {
+func newTelemetry(cfg Config, rt *doris.Runtime, log *slog.Logger) *mcp.Telemetry {
 	reg := metrics.NewRegistry()
 	o := mcp.TelemetryOptions{Registry: reg}
 	tc := cfg.Telemetry
@@ -59,7 +59,7 @@ func newTelemetry(cfg Config, rt *doris.Runtime, log *slog.Logger) (*mcp.Telemet
 		})
 	}
 	reg.ProcessCollector(processStart, buildInfo())
-	return tel, reg
+	return tel
 }
 
 // processStart is when this process started (close enough: package

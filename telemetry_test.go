@@ -436,3 +436,25 @@ func TestMetricsAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestLogLinesNameTheTrace: a line logged with a call's context carries
+// its trace id, once, whether or not the line named it itself.
+func TestLogLinesNameTheTrace(t *testing.T) {
+	var buf lockedBuffer
+	log, sink := newLogger(&buf, slog.LevelInfo)
+	tr := doris.NewTrace(doris.Trace{}, false)
+	ctx := doris.WithTrace(t.Context(), tr)
+	log.WarnContext(ctx, "a warning during a call")
+	log.LogAttrs(ctx, slog.LevelInfo, "mcp request", slog.String("trace_id", tr.ID))
+	log.Info("outside any call")
+	sink.Close()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []int{1, 1, 0} {
+		if got := strings.Count(lines[i], `"trace_id":"`+tr.ID+`"`); got != want {
+			t.Errorf("line %d names the trace %d times, want %d: %s", i, got, want, lines[i])
+		}
+	}
+}

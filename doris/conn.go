@@ -78,7 +78,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			if errors.As(err, &me) || ctx.Err() != nil {
 				return nil, err
 			}
-			c.log.Warn("Doris FE unreachable; trying the next", "fe", c.addrs[idx])
+			c.log.WarnContext(ctx, "Doris FE unreachable; trying the next", "fe", c.addrs[idx])
 			continue
 		}
 		c.preferred.Store(int32(idx))
