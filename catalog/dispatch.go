@@ -215,7 +215,7 @@ func (x *execution) result(ch *compiledChild, manifestVersion, variant string, r
 	if source == "" {
 		source = "doris_mysql"
 	}
-	b := make([]byte, 0, len(data)+256)
+	b := make([]byte, 0, len(data)+320) // room for the envelope around data, trace_id included
 	b = append(b, `{"mode":"result","domain":`...)
 	b = appendQuoted(b, x.d.Name)
 	b = append(b, `,"child_tool":`...)
