@@ -58,6 +58,10 @@ type Config struct {
 
 	// DorisOAuth is Doris-backed OAuth (ENABLE_DORIS_OAUTH_AUTH).
 	DorisOAuth dorisoauth.Config
+
+	// Telemetry is GET /metrics and the invocation audit log
+	// (config_telemetry.go).
+	Telemetry TelemetryConfig
 }
 
 // DefaultConfig returns the reference server's defaults.
@@ -75,6 +79,7 @@ func DefaultConfig() Config {
 		ShutdownGrace:     mcp.DefaultShutdownGrace,
 		Doris:             doris.DefaultConfig(),
 		DorisOAuth:        dorisoauth.DefaultConfig(),
+		Telemetry:         defaultTelemetryConfig(),
 	}
 }
 
@@ -273,6 +278,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.int("LAKEHOUSE_MAX_PARTITIONS", &d.Lakehouse.MaxPartitions)
 	l.int("LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", &d.Lakehouse.MaxVariantSampleRows)
 	l.int("LAKEHOUSE_MAX_VARIANT_PATHS", &d.Lakehouse.MaxVariantPaths)
+	l.errs = append(l.errs, c.Telemetry.fromEnv(env)...)
 	return l.errs
 }
 
@@ -426,6 +432,7 @@ func (c *Config) Validate() error {
 	// configuration problem like any other, reported with the rest.
 	errs = append(errs, c.Doris.CheckFiles()...)
 	errs = append(errs, c.dorisOAuthProblems()...)
+	errs = append(errs, c.Telemetry.validate()...)
 	return errors.Join(errs...)
 }
 

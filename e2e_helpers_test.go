@@ -51,6 +51,11 @@ func TestMain(m *testing.M) {
 		if _, err := findNodeTools("."); err != nil {
 			missing = append(missing, "Node 22 and the pinned MCP clients are not in .ci/cache")
 		}
+		for _, tool := range []string{"promtool", "prometheus"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				missing = append(missing, tool+" is not installed (the /metrics tests)")
+			}
+		}
 		if len(missing) > 0 {
 			mariadb.AnnounceSkips("doris-mcp-server (end-to-end)", strings.Join(missing, "; "))
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
 // logLevel reads LOG_LEVEL (DEBUG, INFO, WARNING, ERROR; CRITICAL is
@@ -38,8 +40,11 @@ const logQueue = 8192
 type asyncLog struct {
 	q       chan queuedRecord
 	dropped atomic.Int64
-	wg      sync.WaitGroup
-	once    sync.Once
+	// droppedTotal counts every dropped record since start (the metric
+	// doris_mcp_log_records_dropped_total); dropped is reset when reported.
+	droppedTotal atomic.Int64
+	wg           sync.WaitGroup
+	once         sync.Once
 }
 
 type queuedRecord struct {
@@ -112,20 +117,36 @@ func (h *asyncHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.inner.Enabled(ctx, l)
 }
 
-func (h *asyncHandler) Handle(_ context.Context, r slog.Record) (err error) {
+func (h *asyncHandler) Handle(ctx context.Context, r slog.Record) (err error) {
+	r = r.Clone()
+	if t, ok := doris.TraceFrom(ctx); ok && !hasAttr(r, "trace_id") {
+		// A line logged with a call's context names the call's trace.
+		r.AddAttrs(slog.String("trace_id", t.ID))
+	}
 	defer func() {
 		// A record logged after close (a goroutine outliving run) is
 		// dropped, not a panic.
 		if recover() != nil {
 			h.log.dropped.Add(1)
+			h.log.droppedTotal.Add(1)
 		}
 	}()
 	select {
-	case h.log.q <- queuedRecord{h: h.inner, r: r.Clone()}:
+	case h.log.q <- queuedRecord{h: h.inner, r: r}:
 	default:
 		h.log.dropped.Add(1)
+		h.log.droppedTotal.Add(1)
 	}
 	return nil
+}
+
+func hasAttr(r slog.Record, key string) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = a.Key == key
+		return !found
+	})
+	return found
 }
 
 func (h *asyncHandler) WithAttrs(attrs []slog.Attr) slog.Handler {

@@ -107,6 +107,14 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return err
 	}
 	defer rt.Close()
+	// srv.Close flushes the invocation audit log; METRICS_ADDR serves
+	// /metrics apart from MCP (main_telemetry.go).
+	defer srv.Close()
+	stopMetrics, err := serveMetricsAddr(ctx, cfg, srv, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	if cfg.Transport == "stdio" {
 		log.Info("serving MCP on stdio", "protocol", mcp.Version, "exposure", cfg.ExposureMode)
@@ -152,6 +160,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		rt.Close()
 		return nil, nil, err
 	}
+	tel := newTelemetry(cfg, rt, log) // metrics and the audit log (main_telemetry.go)
 	srv, err := mcp.NewServer(surface, mcp.Options{
 		Name:         serverName,
 		Version:      moduleVersion(),
@@ -161,6 +170,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		Logger:       log,
 		// Zero grace means no wait: abort at once.
 		ShutdownGrace: max(cfg.ShutdownGrace, time.Nanosecond),
+		Telemetry:     tel,
 	})
 	if err != nil {
 		rt.Close()
@@ -224,6 +234,7 @@ func serveHTTP(ctx context.Context, cfg Config, srv *mcp.Server, rt *doris.Runti
 		return err
 	}
 	defer stop()
+	mountMetrics(cfg, srv, &opts) // GET /metrics (main_telemetry.go)
 	ln, err := net.Listen("tcp", cfg.listenAddr())
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (s *Surface) CallTool(ctx context.Context, id auth.Identity, name string, a
 		return (&errorEnvelope{Mode: "error", Domain: d.Name, Error: envelopeError{
 			Code: CodeArgumentsInvalid, Message: "the domain call is malformed: " + v[0].Message +
 				" (call with {} to discover, or with child_tool and arguments)",
-			Details: errorDetails{Violations: v},
+			Details: errorDetails{Violations: v}, TraceID: traceID(ctx),
 		}}).result(), nil
 	}
 	if outer.child == "" {
@@ -121,7 +121,7 @@ func decodeDomainCall(args json.RawMessage) (domainCall, []schema.Violation) {
 // manifest, reject a stale generation or a non-callable child, validate
 // the arguments, run the handler, wrap its result.
 func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDomain, child string, args json.RawMessage, wantVersion string, progress Progress) *ToolResult {
-	x := &execution{s: s, d: d, child: child, start: s.now(), reqID: newRequestID()}
+	x := &execution{s: s, d: d, child: child, start: s.now(), reqID: newRequestID(), traceID: traceID(ctx)}
 	ch := d.child(child)
 	// An unknown child and one the caller may not see or run are the same
 	// answer: the name is not disclosed.
@@ -162,7 +162,9 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 	})
 	if err != nil {
 		code, msg, retryable, det := classify(err, callCtx)
-		return x.fail(code, msg, retryable, det)
+		r := x.fail(code, msg, retryable, det)
+		r.Call.GuardReason = doris.GuardReason(err) // metrics
+		return r
 	}
 	return x.result(ch, m.version, avail.ActiveVariant, res)
 }
@@ -176,6 +178,7 @@ type execution struct {
 	reqID           string
 	manifestVersion string
 	argNames        []string
+	traceID         string // the call's trace id, or ""
 }
 
 func (x *execution) info(outcome, reason string) *CallInfo {
@@ -184,7 +187,7 @@ func (x *execution) info(outcome, reason string) *CallInfo {
 
 func (x *execution) fail(code, msg string, retryable bool, det errorDetails) *ToolResult {
 	r := (&errorEnvelope{Mode: "error", Domain: x.d.Name, ChildTool: x.child, ManifestVersion: x.manifestVersion,
-		Error: envelopeError{Code: code, Message: msg, Retryable: retryable, Details: det}}).result()
+		Error: envelopeError{Code: code, Message: msg, Retryable: retryable, Details: det, TraceID: x.traceID}}).result()
 	r.Call = x.info(code, det.ReasonCode)
 	return r
 }
@@ -212,7 +215,7 @@ func (x *execution) result(ch *compiledChild, manifestVersion, variant string, r
 	if source == "" {
 		source = "doris_mysql"
 	}
-	b := make([]byte, 0, len(data)+256)
+	b := make([]byte, 0, len(data)+320) // room for the envelope around data, trace_id included
 	b = append(b, `{"mode":"result","domain":`...)
 	b = appendQuoted(b, x.d.Name)
 	b = append(b, `,"child_tool":`...)
@@ -224,14 +227,14 @@ func (x *execution) result(ch *compiledChild, manifestVersion, variant string, r
 	b = append(b, `,"data":`...)
 	b = append(b, data...)
 	meta, _ := json.Marshal(resultMetadata{RequestID: x.reqID, DurationMs: msSince(x.s.now(), x.start), Source: source,
-		Truncated: res.Truncated})
+		Truncated: res.Truncated, TraceID: x.traceID})
 	b = append(b, `,"metadata":`...)
 	b = append(b, meta...)
 	b = append(b, `,"warnings":`...)
 	b = appendStrings(b, uniq(res.Warnings))
 	b = append(b, '}')
 	info := x.info("OK", "")
-	info.Truncated = res.Truncated
+	info.Truncated, info.Rows = res.Truncated, doris.ResultRows(res)
 	return &ToolResult{Structured: b, Call: info}
 }
 
@@ -362,6 +365,12 @@ func transientReason(reason string) bool {
 		return true
 	}
 	return false
+}
+
+// traceID is the call's W3C trace id (doris/trace.go), or "".
+func traceID(ctx context.Context) string {
+	t, _ := doris.TraceFrom(ctx)
+	return t.ID
 }
 
 func truncateName(s string) string {

@@ -28,6 +28,9 @@ type resultMetadata struct {
 	DurationMs float64 `json:"duration_ms"`
 	Source     string  `json:"source"`
 	Truncated  bool    `json:"truncated"`
+	// TraceID is the call's W3C trace id: the one its statements carried
+	// into Doris, for get_query_profile's trace_id.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // errorEnvelope is a deterministic domain error: what failed, whether a
@@ -45,6 +48,9 @@ type envelopeError struct {
 	Message   string       `json:"message"`
 	Retryable bool         `json:"retryable"`
 	Details   errorDetails `json:"details"`
+	// TraceID is the call's W3C trace id, which the server log, the
+	// invocation audit log and Doris's own audit log also carry.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 type errorDetails struct {

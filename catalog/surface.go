@@ -37,6 +37,8 @@ type CallInfo struct {
 	Reason        string   // the reason code of a failure, if any
 	ArgumentNames []string // the names of the arguments given
 	Truncated     bool     // a row or byte budget cut the result
+	Rows          int      // data rows returned: a query's rows, a collection's items
+	GuardReason   string   // the read-only guard's reason, when it refused the call's SQL
 }
 
 // Progress reports progress of a running call; nil when the caller did not

@@ -66,20 +66,22 @@ var queryDomain = Domain{
 		{
 			Name:  "get_query_profile",
 			Title: "Get a query profile",
-			Description: "Returns the FE execution profile of one query, found by query_id within the " +
-				"recent window, or produced by running the given read-only sql once with profiling on. " +
-				"Needs the FE HTTP profile API, so it is unavailable on per-user Doris OAuth routes. " +
-				"Long profile text is truncated; give exactly one of query_id or sql.",
+			Description: "Returns the FE execution profile of one query: by query_id, by the trace_id of " +
+				"an earlier MCP call (its newest profiled query), or by running the given read-only sql once " +
+				"with profiling on. Needs the FE HTTP profile API (not on per-user Doris OAuth routes). " +
+				"Long profile text is truncated; give exactly one of query_id, trace_id or sql.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"query_id":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_-]+$"},
+				"trace_id":{"type":"string","pattern":"^([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$","description":"W3C trace id of an MCP call"},
 				"sql":{"type":"string","minLength":1,"maxLength":1048576,"description":"Read-only statement to run once with profiling"},
 				"recent_window_minutes":{"type":"integer","minimum":1,"maximum":129600,"default":60},
 				"include_operator_tree":{"type":"boolean","default":false}},
-				"oneOf":[{"required":["query_id"]},{"required":["sql"]}]}`,
+				"oneOf":[{"required":["query_id"]},{"required":["trace_id"]},{"required":["sql"]}]}`,
 			Family: Detail,
 			Data: `{"type":"object","additionalProperties":true,"properties":{
 				"query_id":{"type":"string"},
 				"trace_id":{"type":["string","null"]},
+				"trace_query_ids":{"type":"array","items":{"type":"string"}},
 				"profile_text":{"type":"string"},
 				"profile_truncated":{"type":"boolean"},
 				"operator_tree":{"type":["array","object","null"]}},

@@ -57,6 +57,7 @@ type snapView struct {
 type probeOutcome struct {
 	value string
 	until time.Time
+	at    time.Time // when it was taken (telemetry.go reports its age)
 }
 
 func (o probeOutcome) valid(now time.Time) bool { return o.until.IsZero() || now.Before(o.until) }
@@ -234,7 +235,7 @@ func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g 
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.r.cfg.ProbeTimeout)
 			defer cancel()
 			value, retry := c.r.probe(pctx, rt, id)
-			o := probeOutcome{value: value}
+			o := probeOutcome{value: value, at: c.r.now()}
 			if retry > 0 {
 				o.until = c.r.now().Add(retry)
 			}

@@ -81,7 +81,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			if errors.As(err, &me) || ctx.Err() != nil {
 				return nil, err
 			}
-			c.log.Warn("Doris FE unreachable; trying the next", "fe", c.addrs[idx])
+			c.log.WarnContext(ctx, "Doris FE unreachable; trying the next", "fe", c.addrs[idx])
 			continue
 		}
 		c.preferred.Store(int32(idx))
@@ -197,7 +197,7 @@ func (tc *trackedConn) QueryContext(ctx context.Context, query string, args []dr
 	if err := boundary(query); err != nil {
 		return nil, err
 	}
-	return tc.conn.(driver.QueryerContext).QueryContext(ctx, query, nil)
+	return tc.conn.(driver.QueryerContext).QueryContext(ctx, traced(ctx, query), nil) // trace.go
 }
 
 func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -207,7 +207,7 @@ func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []dri
 	if err := boundary(query); err != nil {
 		return nil, err
 	}
-	return tc.conn.(driver.ExecerContext).ExecContext(ctx, query, nil)
+	return tc.conn.(driver.ExecerContext).ExecContext(ctx, traced(ctx, query), nil) // trace.go
 }
 
 // Prepare is refused: the server never prepares statements.

@@ -135,7 +135,7 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 			tc.poisoned.Store(true)
 			tc.interrupt() // stop waiting for Doris at once, whatever it does
 			go func() {
-				outcome = r.kill(rt, tc)
+				outcome = r.kill(context.WithoutCancel(qctx), rt, tc)
 				close(killDone)
 			}()
 		})
@@ -198,9 +198,10 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	}
 	e := classify(s.prefix, runErr, ctx)
 	if s.caller != "" {
-		e.locate(s.sql)
+		lead := traceComment(qctx) // Doris saw the statement after it (trace.go)
+		e.locate(lead + s.sql)
 		if p := e.Position; p != nil {
-			if *p -= s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
+			if *p -= len(lead) + s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
 				e.Position = nil
 			}
 		}
@@ -294,8 +295,11 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 
 // kill stops the statement running on tc with KILL QUERY, sent on a
 // connection of its own to the same FE (Doris connection ids are per FE).
-func (r *Runtime) kill(rt *route, tc *trackedConn) killOutcome {
-	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
+//
+// callCtx carries the call's values (its trace id, for the log) and is
+// never cancelled: the kill must go out after the call has ended.
+func (r *Runtime) kill(callCtx context.Context, rt *route, tc *trackedConn) killOutcome {
+	ctx, cancel := context.WithTimeout(callCtx, killTimeout)
 	defer cancel()
 	q := "KILL QUERY " + strconv.FormatInt(tc.id, 10)
 	if !guard.SessionControl(q) {
@@ -307,7 +311,7 @@ func (r *Runtime) kill(rt *route, tc *trackedConn) killOutcome {
 		}
 		dc, err := connectWithin(ctx, rt.connector.connectors[i])
 		if err != nil {
-			r.log.Warn("could not open a connection to kill a query", "fe", addr, "err", err)
+			r.log.WarnContext(ctx, "could not open a connection to kill a query", "fe", addr, "err", err)
 			return killUnreachable
 		}
 		defer dc.Close()
@@ -316,7 +320,7 @@ func (r *Runtime) kill(rt *route, tc *trackedConn) killOutcome {
 			if !errors.As(err, &me) {
 				return killUnreachable
 			}
-			r.log.Debug("kill query returned an error (it may have finished)", "err", err)
+			r.log.DebugContext(ctx, "kill query returned an error (it may have finished)", "err", err)
 		}
 		return killConfirmed
 	}

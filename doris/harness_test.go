@@ -257,10 +257,13 @@ func (ev *envelope) decode(t testing.TB, v any) childData {
 	return cd
 }
 
+// ctx is the context of one call: bounded, and carrying a trace of its own
+// as a Host's call does, so that every statement of every test reaches
+// the simulator with its trace comment (doris/trace.go).
 func (e *env) ctx() context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	e.t.Cleanup(cancel)
-	return ctx
+	return doris.WithTrace(ctx, doris.NewTrace(doris.Trace{}, false))
 }
 
 // call runs domain.child through the catalog (hierarchical mode), with the

@@ -86,7 +86,9 @@ func TestGetQueryProfile(t *testing.T) {
 	if p.QueryID == "" || p.TraceID == nil || ev.Metadata.Source != "doris_fe_http" || cd.Status != "success" {
 		t.Fatalf("profile by sql: %s", ev.raw)
 	}
-	for _, want := range []string{"Profile ID: " + p.QueryID, "Sql Statement: " + q, "User: " + mariadb.ReaderUser, "Task State: OK", "Default Db: demo"} {
+	// The statement carries the call's trace comment (doris/trace.go), as
+	// Doris's profile shows the text it was sent.
+	for _, want := range []string{"Profile ID: " + p.QueryID, "Sql Statement: /*traceparent='00-" + *p.TraceID + "-", "'*/ " + q, "User: " + mariadb.ReaderUser, "Task State: OK", "Default Db: demo"} {
 		if !strings.Contains(p.ProfileText, want) {
 			t.Fatalf("profile lacks %q:\n%s", want, p.ProfileText)
 		}

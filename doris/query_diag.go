@@ -2,7 +2,6 @@ package doris
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -183,11 +182,13 @@ func capChars(s string, n int) (string, bool) {
 }
 
 func (r *Runtime) getQueryProfile(ctx context.Context, c *Call) (*Result, error) {
-	var a struct {
+	a := struct {
 		QueryID             string `json:"query_id"`
 		SQL                 string `json:"sql"`
+		TraceID             string `json:"trace_id"`
+		WindowMinutes       int    `json:"recent_window_minutes"`
 		IncludeOperatorTree bool   `json:"include_operator_tree"`
-	}
+	}{WindowMinutes: 60}
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
@@ -196,6 +197,14 @@ func (r *Runtime) getQueryProfile(ctx context.Context, c *Call) (*Result, error)
 		return nil, err
 	}
 	data := map[string]any{"trace_id": nil}
+	if a.TraceID != "" { // query_trace.go
+		qid, text, cut, all, err := r.profileForTrace(ctx, rt, a.TraceID, a.WindowMinutes)
+		if err != nil {
+			return nil, err
+		}
+		data["trace_id"], data["trace_query_ids"] = a.TraceID, all
+		return r.profileResult(data, qid, text, cut, a.IncludeOperatorTree), nil
+	}
 	if a.SQL != "" {
 		qid, trace, err := r.runProfiled(ctx, rt, a.SQL)
 		if err != nil {
@@ -208,15 +217,20 @@ func (r *Runtime) getQueryProfile(ctx context.Context, c *Call) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	data["query_id"], data["profile_text"], data["profile_truncated"] = a.QueryID, text, cut
-	if a.IncludeOperatorTree {
+	return r.profileResult(data, a.QueryID, text, cut, a.IncludeOperatorTree), nil
+}
+
+// profileResult is get_query_profile's result for one query's profile.
+func (r *Runtime) profileResult(data map[string]any, queryID, text string, cut, tree bool) *Result {
+	data["query_id"], data["profile_text"], data["profile_truncated"] = queryID, text, cut
+	if tree {
 		data["operator_tree"] = operatorTree(text)
 	}
 	res := &Result{Status: "success", Data: data, Source: "doris_fe_http", Truncated: cut}
 	if cut {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("The profile text was cut at %d characters (MAX_RESPONSE_CONTENT_SIZE).", r.cfg.MaxResponseContentSize))
 	}
-	return res, nil
+	return res
 }
 
 // runProfiled runs one read-only statement with profiling on, under a
@@ -228,7 +242,7 @@ func (r *Runtime) runProfiled(ctx context.Context, rt *route, sqlText string) (q
 		return "", "", err
 	}
 	text := st.SQL
-	traceID = newUUID()
+	traceID = sessionTraceID(ctx) // the call's own trace id (trace.go)
 	err = r.run(ctx, rt, stmt{sql: text, prefix: queryPrefix, timeout: min(DefaultCallTimeout, r.cfg.QueryTimeout),
 		setup: []string{`SET session_context = "trace_id:` + traceID + `"`, "SET enable_profile = true"}},
 		func([]column, []sql.RawBytes) (bool, error) { return false, nil })
@@ -244,14 +258,6 @@ func (r *Runtime) runProfiled(ctx context.Context, rt *route, sqlText string) (q
 			Message: "the FE did not record a query id for the profiled statement"}
 	}
 	return queryID, traceID, nil
-}
-
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // operatorTree lists the operators of a profile with their nesting depth.

@@ -12,7 +12,7 @@ import (
 //	SET query_timeout = <positive integer>
 //	SET sql_select_limit = <positive integer>
 //	SET enable_profile = true | false
-//	SET session_context = "trace_id:<lower-case UUID v4>"
+//	SET session_context = "trace_id:<lower-case UUID v4 or W3C trace id>"
 //	USE `<name>`
 //	USE `<catalog>`.`<name>`
 //	SWITCH `<name>`
@@ -114,13 +114,18 @@ func safeName(t Token) bool {
 }
 
 // traceID reports whether s is "trace_id:" followed by a lower-case UUID
-// version 4 (8-4-4-4-12 hex digits, version nibble 4, variant 8, 9, a or b).
+// version 4 (8-4-4-4-12 hex digits, version nibble 4, variant 8, 9, a or b)
+// or by a W3C trace id (32 lower-case hex digits, not all zero): the
+// trace id of the MCP call the statement belongs to.
 func traceID(s string) bool {
 	const prefix = "trace_id:"
 	if !strings.HasPrefix(s, prefix) {
 		return false
 	}
 	u := s[len(prefix):]
+	if len(u) == 32 {
+		return w3cTraceID(u)
+	}
 	if len(u) != 36 {
 		return false
 	}
@@ -146,4 +151,17 @@ func traceID(s string) bool {
 		}
 	}
 	return true
+}
+
+// w3cTraceID reports whether s is 32 lower-case hex digits, not all zero.
+func w3cTraceID(s string) bool {
+	zero := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isDigit(c) && (c < 'a' || c > 'f') {
+			return false
+		}
+		zero = zero && c == '0'
+	}
+	return len(s) == 32 && !zero
 }

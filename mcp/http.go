@@ -111,6 +111,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request, o HTTPOptions
 	if !ok {
 		return
 	}
+	c.transport = "http" // telemetry.go
 	// net/http cancels r.Context() when the client goes away and when
 	// this handler returns; Abort cancels it through BaseContext.
 	c.ctx = r.Context()
@@ -427,6 +428,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, id I
 		attrs = append(attrs, slog.String("request_id", truncate(id.String(), 128)))
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, "mcp request refused", attrs...)
+	s.opts.Telemetry.refused(status) // telemetry.go
 	writeRPCError(w, status, id, e)
 }
 

@@ -273,7 +273,7 @@ func (s *Server) callTool(c *call) (any, *Error) {
 	case c.ctx.Err() != nil:
 		return nil, errorf(CodeInternalError, "request cancelled")
 	case cerr != nil:
-		s.log.Error("tool call failed", "tool", truncate(name, 128), "err", cerr)
+		s.log.ErrorContext(c.ctx, "tool call failed", "tool", truncate(name, 128), "err", cerr)
 		return nil, errorf(CodeInternalError, "internal error")
 	}
 	return &callToolResult{StructuredContent: res.Structured, IsError: res.IsError}, nil

@@ -31,6 +31,9 @@ type requestMeta struct {
 	ProtocolVersion    string
 	ClientCapabilities []string // the names of the declared capabilities
 	ProgressToken      json.RawMessage
+	// Traceparent is the W3C trace context the caller sent, unchecked
+	// (doris.ParseTraceparent reads it; a malformed one is dropped).
+	Traceparent string
 	// has* record which members were present.
 	hasMeta, hasVersion, hasCaps bool
 }
@@ -119,6 +122,10 @@ func readMeta(raw []byte) (requestMeta, *Error) {
 				m.ClientCapabilities = append(m.ClientCapabilities, cap)
 				return nil
 			})
+		case "traceparent":
+			if s, ok := schema.Str(v); ok && len(s) <= 512 {
+				m.Traceparent = s
+			}
 		case "progressToken":
 			switch c := firstNonSpace(v); {
 			case c == '"' || c == '-' || (c >= '0' && c <= '9'):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
+	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	// (SHUTDOWN_GRACE_SECONDS); zero means DefaultShutdownGrace. Over
 	// HTTP the program applies it (Drain, then Abort).
 	ShutdownGrace time.Duration
+	// Telemetry records metrics and the invocation audit log of every
+	// request; nil: none (telemetry.go).
+	Telemetry *Telemetry
 }
 
 // DefaultShutdownGrace leaves an orchestrator's usual 30 s termination
@@ -98,6 +102,14 @@ func NewServer(b Backend, opts Options) (*Server, error) {
 	}
 	s := &Server{backend: b, opts: opts, log: log, info: implementation{Name: opts.Name, Version: opts.Version}, life: newLifecycle()}
 	s.methods = s.methodTable()
+	if opts.Telemetry != nil {
+		names := make([]string, 0, len(s.methods))
+		for name := range s.methods {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		opts.Telemetry.attach(names)
+	}
 	return s, nil
 }
 
@@ -123,6 +135,11 @@ type call struct {
 	// info, set by tools/call, is what the invocation log records of a
 	// child call.
 	info *catalog.CallInfo
+	// trace is the call's W3C trace: the caller's traceparent from _meta
+	// with a span of this server's, or a new trace.
+	trace doris.Trace
+	// transport is "stdio" or "http", for the metrics and the audit log.
+	transport string
 }
 
 // newCall reads req's params once and returns the call to serve.
@@ -138,8 +155,13 @@ func newCall(req *Request, e era) (*call, *Error) {
 // error to send; for notifications both are nil.
 func (s *Server) serve(c *call) (any, *Error) {
 	start := s.opts.Now()
+	c.trace = doris.NewTrace(doris.ParseTraceparent(c.p.meta.Traceparent))
+	c.ctx = doris.WithTrace(c.ctx, c.trace)
+	s.opts.Telemetry.begin(c)
 	result, err := s.dispatch(c)
-	s.logCall(c, start, err)
+	now := s.opts.Now()
+	s.logCall(c, start, now, err)
+	s.opts.Telemetry.end(c, start, now, result, err)
 	return result, err
 }
 
@@ -256,14 +278,14 @@ func (s *Server) finish(c *call, m *method, f *resultFields) {
 // logCall writes the one log line of a request: method, duration and
 // outcome, and for a child call its name, request id, outcome code and
 // argument names (never values, never backend text).
-func (s *Server) logCall(c *call, start time.Time, err *Error) {
+func (s *Server) logCall(c *call, start, now time.Time, err *Error) {
 	level := slog.LevelInfo
 	if !s.log.Enabled(c.ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 10)
+	attrs := make([]slog.Attr, 0, 11)
 	attrs = append(attrs, slog.String("method", c.req.Method),
-		slog.Float64("duration_ms", float64(s.opts.Now().Sub(start).Microseconds())/1000))
+		slog.Float64("duration_ms", float64(now.Sub(start).Microseconds())/1000))
 	if !c.req.ID.IsZero() {
 		attrs = append(attrs, slog.String("request_id", truncate(c.req.ID.String(), 128)))
 	}
@@ -281,6 +303,7 @@ func (s *Server) logCall(c *call, start time.Time, err *Error) {
 		attrs = append(attrs, slog.Int("error_code", err.Code))
 		level = slog.LevelWarn
 	}
+	attrs = append(attrs, slog.String("trace_id", c.trace.ID))
 	s.log.LogAttrs(c.ctx, level, "mcp request", attrs...)
 }
 

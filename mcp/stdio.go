@@ -189,6 +189,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 		}
 		return
 	}
+	cl.transport = "stdio" // telemetry.go
 	c.chooseEra(cl)
 	if req.Notification {
 		cl.ctx = ctx

@@ -86,6 +86,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		pw:     packetWriter{w: bufio.NewWriterSize(nc, 64<<10)},
 		remote: nc.RemoteAddr().String(), login: time.Now(), catalog: "internal",
 		queryTimeout: 900, vars: map[string]string{}, lastState: "OK", gone: make(chan struct{}),
+		profileOn: s.globalOn("enable_profile"), // globals.go
 	}
 }
 

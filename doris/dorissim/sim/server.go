@@ -114,7 +114,8 @@ type Server struct {
 	accounts     *accounts
 	pipe         *pipeline // loads, stream loads, MVs, table versions
 	feConf       *feConfig
-	lake         lakehouse // external catalogs and Doris-only table metadata
+	lake         lakehouse  // external catalogs and Doris-only table metadata
+	globals      globalVars // SET GLOBAL values new sessions start with (globals.go)
 }
 
 type stats struct {

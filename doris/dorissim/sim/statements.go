@@ -921,6 +921,9 @@ func (c *conn) set(sql string, ts []token) error {
 		_ = r
 	}
 	for _, n := range natives {
+		if n.global {
+			c.s.setGlobal(n.name, n.value) // globals.go
+		}
 		switch n.name {
 		case "query_timeout":
 			c.queryTimeout = atoiOr(n.value, c.queryTimeout)
