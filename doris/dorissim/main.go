@@ -11,6 +11,10 @@
 // fault runs. Closing the client connection ends the wait; the statement
 // then never runs.
 //
+// SIGUSR1 closes the BE web server alone (its port refuses connections;
+// the backend stays alive in SHOW BACKENDS) and SIGUSR2 reopens it on the
+// same address: a dead BE HTTP port for fault runs.
+//
 // Every user in -users must exist upstream with the same password. For a
 // ready-made upstream with demo data use ./doris/dorissim/demo instead.
 package main
@@ -119,7 +123,24 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, prof
 		s.Inject(f)
 		log.Info("holding statements", "marker", f.Match, "for", f.Latency)
 	}
-	<-ctx.Done()
-	log.Info("shutting down")
-	return s.Close()
+	be := make(chan os.Signal, 1)
+	sigs := beHTTPSignals()
+	if len(sigs) == 2 { // Notify with no signals would relay all of them
+		signal.Notify(be, sigs...)
+		defer signal.Stop(be)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down")
+			return s.Close()
+		case sig := <-be:
+			down := sig == sigs[0]
+			if err := s.SetBEHTTPDown(down); err != nil {
+				log.Warn("BE web server", "down", down, "err", err)
+				continue
+			}
+			log.Info("BE web server", "down", down)
+		}
+	}
 }
