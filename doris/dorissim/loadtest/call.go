@@ -210,3 +210,12 @@ func (c *client) ready(ctx context.Context, base string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// itemName is the "name" of a collection item ("" when it has none).
+func itemName(raw json.RawMessage) string {
+	var it struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(raw, &it)
+	return it.Name
+}

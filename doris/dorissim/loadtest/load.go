@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,8 +321,13 @@ func printLoad(w io.Writer, r *loadResult) {
 
 func printLog(w io.Writer, l logSummary) {
 	fmt.Fprintf(w, "\nserver log lines by level: %v\n", l.Levels)
-	for _, s := range l.Last {
-		fmt.Fprintf(w, "  %s\n", s)
+	keys := make([]string, 0, len(l.Warnings))
+	for k := range l.Warnings {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(l.Warnings[b]-l.Warnings[a], strings.Compare(a, b)) })
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %6d  %s\n", l.Warnings[k], k)
 	}
 }
 

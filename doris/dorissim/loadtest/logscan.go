@@ -7,18 +7,20 @@ import (
 )
 
 // logScan reads the server's JSON log lines as they are written and keeps
-// what a run reports: how many lines of each level, and the last
-// warnings and errors (message and reason only: never the whole line).
+// what a run reports: how many lines of each level, and how many
+// warnings and errors of each kind (level, message, reason and error
+// only: never the whole line).
 type logScan struct {
 	mu      sync.Mutex
 	partial []byte
 	levels  map[string]int
-	last    []string
+	kinds   map[string]int
 }
 
-const keepLogLines = 20
+// maxLogKinds bounds the distinct warning kinds kept.
+const maxLogKinds = 40
 
-func newLogScan() *logScan { return &logScan{levels: map[string]int{}} }
+func newLogScan() *logScan { return &logScan{levels: map[string]int{}, kinds: map[string]int{}} }
 
 func (l *logScan) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -69,17 +71,16 @@ func (l *logScan) line(b []byte) {
 		if len(s) > 300 {
 			s = s[:300]
 		}
-		l.last = append(l.last, s)
-		if len(l.last) > keepLogLines {
-			l.last = l.last[1:]
+		if _, ok := l.kinds[s]; ok || len(l.kinds) < maxLogKinds {
+			l.kinds[s]++
 		}
 	}
 }
 
 // logSummary is what the server logged during a run.
 type logSummary struct {
-	Levels map[string]int `json:"levels"`
-	Last   []string       `json:"last_warnings,omitempty"`
+	Levels   map[string]int `json:"levels"`
+	Warnings map[string]int `json:"warnings,omitempty"` // by level, message, reason and error
 }
 
 func (l *logScan) summary() logSummary {
@@ -89,5 +90,9 @@ func (l *logScan) summary() logSummary {
 	for k, v := range l.levels {
 		lv[k] = v
 	}
-	return logSummary{Levels: lv, Last: append([]string(nil), l.last...)}
+	kinds := map[string]int{}
+	for k, v := range l.kinds {
+		kinds[k] = v
+	}
+	return logSummary{Levels: lv, Warnings: kinds}
 }

@@ -71,7 +71,11 @@ func newRig(ctx context.Context, log *slog.Logger, o rigOptions) (r *rig, err er
 	if r.sim, err = startSimulator(ctx, simBin, r.db, o.sim); err != nil {
 		return r, err
 	}
-	if r.srv, err = startServer(ctx, bin, r.sim, append(slices.Clone(o.server.env), o.serverEnv...)); err != nil {
+	env := append(slices.Clone(o.server.env), o.serverEnv...)
+	if r.sim.beHTTP != "" {
+		env = append(env, "DORIS_BE_HOSTS="+r.sim.beHTTP)
+	}
+	if r.srv, err = startServer(ctx, bin, r.sim, env); err != nil {
 		return r, err
 	}
 	r.cl = newClient(r.srv.url)
