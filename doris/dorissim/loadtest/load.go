@@ -89,14 +89,8 @@ func runLoad(ctx context.Context, log *slog.Logger, tg target, d time.Duration) 
 	time.Sleep(time.Second)
 	res.Idle = r.obs.read(ctx)
 
-	// A short burst at full concurrency grows the pool and the server's
-	// caches to their working size; the baseline is taken after it.
-	fmt.Fprintf(os.Stderr, "load: warm-up burst, %d clients\n", loadClients)
-	closedLoop(ctx, loadClients, 5*time.Second, func(ctx context.Context, w, i int) {
-		st := stmts[(w+i)%len(stmts)]
-		r.cl.request(ctx, "tools/call", "doris_query", sqlCall(st.sql, 0, 0))
-	})
-	res.Baseline, _ = r.settle(ctx, -1, 3*time.Second, 3*time.Second)
+	// The baseline is taken after a burst at full concurrency.
+	res.Baseline = r.burst(ctx)
 
 	fmt.Fprintf(os.Stderr, "load: %d clients for %v\n", loadClients, d)
 	calls := newTally()

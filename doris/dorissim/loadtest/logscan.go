@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"sync"
 )
 
@@ -15,6 +16,7 @@ type logScan struct {
 	partial []byte
 	levels  map[string]int
 	kinds   map[string]int
+	tee     io.Writer // the whole log, when set
 }
 
 // maxLogKinds bounds the distinct warning kinds kept.
@@ -25,6 +27,9 @@ func newLogScan() *logScan { return &logScan{levels: map[string]int{}, kinds: ma
 func (l *logScan) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.tee != nil {
+		l.tee.Write(p)
+	}
 	buf := append(l.partial, p...)
 	for {
 		i := bytes.IndexByte(buf, '\n')

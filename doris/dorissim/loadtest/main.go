@@ -61,12 +61,13 @@ func main() {
 	profile := flag.String("profile", "3.0", "simulated Doris release")
 	cold := flag.Int("cold", 21, "cold starts to time per binary (0: skip)")
 	asJSON := flag.Bool("json", false, "print the results as JSON")
+	serverLog := flag.String("server-log", "", "load, soak, fault: also write the server's log to this file")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *mode != "bench" {
-		os.Exit(runMode(ctx, log, *mode, *bins, *duration, *asJSON))
+		os.Exit(runMode(ctx, log, *mode, *bins, *duration, *asJSON, *serverLog))
 	}
 	if *duration == 0 {
 		*duration = 10 * time.Second
@@ -89,6 +90,7 @@ func main() {
 type target struct {
 	bin string
 	env []string
+	log string // where to write its log too ("" = nowhere)
 }
 
 // results are the figures of one run.
@@ -180,7 +182,7 @@ func measureServer(ctx context.Context, name string, tg target, simulator *simPr
 		sr.BinaryBytes = st.Size()
 	}
 	fmt.Fprintf(os.Stderr, "server %s: %s\n", name, bin)
-	srv, err := startServer(ctx, bin, simulator, tg.env)
+	srv, err := startServer(ctx, bin, simulator, tg.env, "")
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +250,7 @@ func printTable(w io.Writer, r *results) {
 // runMode runs the load, soak or fault mode against one server binary,
 // prints its figures and returns the exit code: 1 when the run could not
 // be made, 2 when a check failed.
-func runMode(ctx context.Context, log *slog.Logger, mode, bins string, d time.Duration, asJSON bool) int {
+func runMode(ctx context.Context, log *slog.Logger, mode, bins string, d time.Duration, asJSON bool, serverLog string) int {
 	var tg target
 	if bins != "" {
 		item, _, _ := strings.Cut(bins, ",")
@@ -258,6 +260,7 @@ func runMode(ctx context.Context, log *slog.Logger, mode, bins string, d time.Du
 		parts := strings.Split(item, "@")
 		tg = target{bin: parts[0], env: parts[1:]}
 	}
+	tg.log = serverLog
 	var res any
 	var checks []check
 	var print func(io.Writer)

@@ -136,9 +136,10 @@ func waitTCP(ctx context.Context, addr string, limit time.Duration) error {
 
 // serverProc is the MCP server under test, serving HTTP.
 type serverProc struct {
-	cmd *exec.Cmd
-	url string
-	log *logScan // its stderr, scanned for warnings and errors
+	cmd     *exec.Cmd
+	url     string
+	log     *logScan // its stderr, scanned for warnings and errors
+	logFile *os.File // the -server-log copy, if any
 }
 
 // serverEnv is the environment that points the server at the simulator
@@ -157,7 +158,9 @@ func serverEnv(simulator *simProc, port string, extra []string) []string {
 	return append(env, extra...)
 }
 
-func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv []string) (*serverProc, error) {
+// startServer starts bin on a free port and waits until /ready answers
+// 200. With logPath set, the server's log is also written there.
+func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv []string, logPath string) (*serverProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -175,10 +178,20 @@ func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv [
 	// kept, to report.
 	ls := newLogScan()
 	cmd.Stdout, cmd.Stderr = devnull, ls
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return nil, err
+		}
+		ls.tee = f
+	}
+	p := &serverProc{cmd: cmd, url: "http://" + addr, log: ls}
+	if f, ok := ls.tee.(*os.File); ok {
+		p.logFile = f
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &serverProc{cmd: cmd, url: "http://" + addr, log: ls}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(p.url + "/ready")
@@ -207,6 +220,9 @@ func (p *serverProc) stop() {
 	case <-time.After(15 * time.Second):
 		p.cmd.Process.Kill()
 		<-done
+	}
+	if p.logFile != nil {
+		p.logFile.Close()
 	}
 }
 

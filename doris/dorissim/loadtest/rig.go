@@ -75,7 +75,7 @@ func newRig(ctx context.Context, log *slog.Logger, o rigOptions) (r *rig, err er
 	if r.sim.beHTTP != "" {
 		env = append(env, "DORIS_BE_HOSTS="+r.sim.beHTTP)
 	}
-	if r.srv, err = startServer(ctx, bin, r.sim, env); err != nil {
+	if r.srv, err = startServer(ctx, bin, r.sim, env, o.server.log); err != nil {
 		return r, err
 	}
 	r.cl = newClient(r.srv.url)
@@ -150,6 +150,20 @@ func (r *rig) settle(ctx context.Context, want int, minWait, maxWait time.Durati
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// burst runs loadClients clients of SELECT 1 for a few seconds, which
+// grows the pool and the server's caches to their working size, then
+// settles and returns the figures: a baseline that figures taken after a
+// run can be compared with.
+func (r *rig) burst(ctx context.Context) figures {
+	fmt.Fprintf(os.Stderr, "warm-up burst, %d clients\n", loadClients)
+	one := sqlCall("SELECT 1", 0, 0)
+	closedLoop(ctx, loadClients, 5*time.Second, func(ctx context.Context, _, _ int) {
+		r.cl.request(ctx, "tools/call", "doris_query", one)
+	})
+	f, _ := r.settle(ctx, -1, 3*time.Second, 3*time.Second)
+	return f
 }
 
 // tally collects the answers of many calls.
