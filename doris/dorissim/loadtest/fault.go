@@ -116,17 +116,18 @@ type faultReport struct {
 }
 
 type faultResult struct {
-	Machine  string        `json:"machine"`
-	LoadAvg  string        `json:"loadavg_at_start"`
-	Rate     int           `json:"rate_per_s"`
-	Calls    int           `json:"calls"`
-	Skipped  int           `json:"skipped_ticks"`
-	Faults   []faultReport `json:"faults"`
-	Baseline figures       `json:"baseline"`
-	After    figures       `json:"after"`
-	Leftover []string      `json:"left_running_in_mariadb"`
-	Log      logSummary    `json:"server_log"`
-	Checks   []check       `json:"checks"`
+	Machine    string        `json:"machine"`
+	LoadAvg    string        `json:"loadavg_at_start"`
+	LoadAvgEnd string        `json:"loadavg_at_end"`
+	Rate       int           `json:"rate_per_s"`
+	Calls      int           `json:"calls"`
+	Skipped    int           `json:"skipped_ticks"`
+	Faults     []faultReport `json:"faults"`
+	Baseline   figures       `json:"baseline"`
+	After      figures       `json:"after"`
+	Leftover   []string      `json:"left_running_in_mariadb"`
+	Log        logSummary    `json:"server_log"`
+	Checks     []check       `json:"checks"`
 }
 
 func runFault(ctx context.Context, log *slog.Logger, tg target, hold time.Duration) (*faultResult, error) {
@@ -215,6 +216,7 @@ func runFault(ctx context.Context, log *slog.Logger, tg target, hold time.Durati
 	if res.Leftover, err = r.leftovers(ctx, 5*time.Second); err != nil {
 		return nil, err
 	}
+	res.LoadAvgEnd = loadavg()
 	res.Log = r.srv.log.summary()
 	res.Checks = faultChecks(res)
 	return res, nil
@@ -427,7 +429,7 @@ func faultChecks(r *faultResult) []check {
 }
 
 func printFault(w io.Writer, r *faultResult) {
-	fmt.Fprintf(w, "machine: %s, load average at start %s\n", r.Machine, r.LoadAvg)
+	fmt.Fprintf(w, "machine: %s, load average (1, 5, 15 min) at start %s, at end %s\n", r.Machine, r.LoadAvg, r.LoadAvgEnd)
 	fmt.Fprintf(w, "steady load: %d calls/s (execute_query timeout_ms %d; every %dth list_cluster_nodes include_metrics), %d calls, %d ticks skipped\n\n",
 		r.Rate, faultTimeoutMs, faultClusterN, r.Calls, r.Skipped)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

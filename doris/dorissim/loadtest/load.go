@@ -43,21 +43,22 @@ type loadStatement struct {
 }
 
 type loadResult struct {
-	Machine   string     `json:"machine"`
-	LoadAvg   string     `json:"loadavg_at_start"`
-	Clients   int        `json:"clients"`
-	DurationS float64    `json:"duration_s"`
-	Calls     stats      `json:"calls"`
-	RPS       float64    `json:"rps"`
-	Idle      figures    `json:"idle"`
-	Baseline  figures    `json:"baseline"`
-	After     figures    `json:"after"`
-	SettleS   float64    `json:"settle_s"`
-	Curve     []figures  `json:"curve"`
-	Leftover  []string   `json:"left_running_in_mariadb"`
-	Slow      slowResult `json:"slow"`
-	Log       logSummary `json:"server_log"`
-	Checks    []check    `json:"checks"`
+	Machine    string     `json:"machine"`
+	LoadAvg    string     `json:"loadavg_at_start"`
+	LoadAvgEnd string     `json:"loadavg_at_end"`
+	Clients    int        `json:"clients"`
+	DurationS  float64    `json:"duration_s"`
+	Calls      stats      `json:"calls"`
+	RPS        float64    `json:"rps"`
+	Idle       figures    `json:"idle"`
+	Baseline   figures    `json:"baseline"`
+	After      figures    `json:"after"`
+	SettleS    float64    `json:"settle_s"`
+	Curve      []figures  `json:"curve"`
+	Leftover   []string   `json:"left_running_in_mariadb"`
+	Slow       slowResult `json:"slow"`
+	Log        logSummary `json:"server_log"`
+	Checks     []check    `json:"checks"`
 }
 
 type slowResult struct {
@@ -122,6 +123,7 @@ func runLoad(ctx context.Context, log *slog.Logger, tg target, d time.Duration) 
 	if err != nil {
 		return nil, err
 	}
+	res.LoadAvgEnd = loadavg()
 	res.Log = r.srv.log.summary()
 	res.Checks = loadChecks(res)
 	return res, nil
@@ -287,7 +289,7 @@ func goroutineCheck(name string, base, after figures) check {
 }
 
 func printLoad(w io.Writer, r *loadResult) {
-	fmt.Fprintf(w, "machine: %s, load average at start %s\n\n", r.Machine, r.LoadAvg)
+	fmt.Fprintf(w, "machine: %s, load average (1, 5, 15 min) at start %s, at end %s\n\n", r.Machine, r.LoadAvg, r.LoadAvgEnd)
 	fmt.Fprintf(w, "load: %d clients, %.0f s of execute_query: %d calls, %.0f req/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms, %d errors\n",
 		r.Clients, r.DurationS, r.Calls.Calls, r.RPS, r.Calls.P50Ms, r.Calls.P99Ms, r.Calls.MaxMs, r.Calls.Bad)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -115,7 +115,7 @@ func (r *rig) leftovers(ctx context.Context, wait time.Duration) ([]string, erro
 		if err != nil {
 			return nil, err
 		}
-		var out []string
+		out := []string{}
 		for rows.Next() {
 			var user, cmd, info string
 			var secs int

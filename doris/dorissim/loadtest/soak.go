@@ -71,6 +71,7 @@ type soakKindResult struct {
 type soakResult struct {
 	Machine    string           `json:"machine"`
 	LoadAvg    string           `json:"loadavg_at_start"`
+	LoadAvgEnd string           `json:"loadavg_at_end"`
 	DurationS  float64          `json:"duration_s"`
 	WarmupS    float64          `json:"warmup_s"`
 	Rate       int              `json:"rate_per_s"`
@@ -305,6 +306,7 @@ func runSoak(ctx context.Context, log *slog.Logger, tg target, d time.Duration) 
 		return nil, err
 	}
 	res.OrdersKept = orders == s.orders
+	res.LoadAvgEnd = loadavg()
 	res.Log = r.srv.log.summary()
 	res.Checks = soakChecks(res)
 	return res, nil
@@ -386,7 +388,7 @@ func soakChecks(r *soakResult) []check {
 }
 
 func printSoak(w io.Writer, r *soakResult) {
-	fmt.Fprintf(w, "machine: %s, load average at start %s\n\n", r.Machine, r.LoadAvg)
+	fmt.Fprintf(w, "machine: %s, load average (1, 5, 15 min) at start %s, at end %s\n\n", r.Machine, r.LoadAvg, r.LoadAvgEnd)
 	fmt.Fprintf(w, "soak: %.0f s at %d calls/s (warm-up %.0f s): %d calls, %d unexpected, %d hung, %d ticks skipped\n\n",
 		r.DurationS, r.Rate, r.WarmupS, r.Calls, r.Unexpected, r.Hung, r.Skipped)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
