@@ -104,7 +104,7 @@ type faultReport struct {
 	Name        string         `json:"name"`
 	LastedS     float64        `json:"lasted_s"` // inject to lifted
 	Calls       int            `json:"calls"`
-	Errors      map[string]int `json:"errors"` // by answer, calls sent from the fault's start to the end of the watch
+	Errors      map[string]int `json:"errors"` // by answer, of calls under way at the fault's start or sent until the end of the watch
 	RecoverS    *float64       `json:"recover_s"`
 	Hung        int            `json:"hung"`
 	MaxOverMs   float64        `json:"max_ms_over_own_limit"` // the worst latency minus the call's limit
@@ -362,12 +362,15 @@ func (w faultWindow) report(rec *recorder) faultReport {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	for _, c := range rec.calls {
+		// A call belongs to the fault when it was still under way as the
+		// fault began or was sent while it lasted or was watched.
+		end := c.sent.Add(c.lat)
 		switch {
-		case !c.sent.Before(w.pre) && c.sent.Before(w.start):
+		case !c.sent.Before(w.pre) && end.Before(w.start):
 			if !c.ok() {
 				fr.BeforeErrs[c.kind+": "+c.label]++
 			}
-		case !c.sent.Before(w.start) && c.sent.Before(w.end):
+		case !end.Before(w.start) && c.sent.Before(w.end):
 			fr.Calls++
 			if !c.ok() {
 				fr.Errors[c.kind+": "+c.label]++
