@@ -48,16 +48,10 @@ type faultCall struct {
 func (c faultCall) ok() bool   { return c.label == "ok" }
 func (c faultCall) hung() bool { return c.lat > c.limit+time.Second }
 
-// recorder keeps every finished call and /ready poll.
+// recorder keeps every finished call.
 type recorder struct {
 	mu    sync.Mutex
 	calls []faultCall
-	ready []readyPoll
-}
-
-type readyPoll struct {
-	at     time.Time
-	status int
 }
 
 func (r *recorder) add(c faultCall) {
@@ -155,9 +149,9 @@ func runFault(ctx context.Context, log *slog.Logger, tg target, hold time.Durati
 	defer stopLoad()
 	var loadWG sync.WaitGroup
 	var skipped atomic.Int64
-	loadWG.Add(2)
+	loadWG.Add(1)
 	go func() { defer loadWG.Done(); steadyLoad(loadCtx, r, rec, customers, &skipped) }()
-	go func() { defer loadWG.Done(); pollReady(loadCtx, r, rec) }()
+	ready := r.pollReady(ctx, 250*time.Millisecond)
 
 	specs := []faultSpec{
 		{name: "simulator killed (SIGKILL), restarted 2 s later", hold: 2 * time.Second, recoverKind: "sql",
@@ -207,10 +201,11 @@ func runFault(ctx context.Context, log *slog.Logger, tg target, hold time.Durati
 	}
 	stopLoad()
 	loadWG.Wait()
+	ready.finish()
 	res.Skipped = int(skipped.Load())
 	res.Calls = len(rec.calls)
 	for _, w := range windows {
-		res.Faults = append(res.Faults, w.report(rec))
+		res.Faults = append(res.Faults, w.report(rec, ready))
 	}
 	res.After, _ = r.settle(ctx, res.Baseline.Goroutines+goroutineSlack, 2*time.Second, 15*time.Second)
 	if res.Leftover, err = r.leftovers(ctx, 5*time.Second); err != nil {
@@ -332,27 +327,7 @@ func clusterLabel(a answer) string {
 	return "partial: " + be
 }
 
-// pollReady polls GET /ready every 250 ms until ctx ends.
-func pollReady(ctx context.Context, r *rig, rec *recorder) {
-	base := strings.TrimSuffix(r.cl.url, "/mcp")
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		st := r.cl.ready(pctx, base)
-		cancel()
-		rec.mu.Lock()
-		rec.ready = append(rec.ready, readyPoll{time.Now(), st})
-		rec.mu.Unlock()
-	}
-}
-
-func (w faultWindow) report(rec *recorder) faultReport {
+func (w faultWindow) report(rec *recorder, ready *readyPoller) faultReport {
 	fr := faultReport{Name: w.spec.name, LastedS: w.lifted.Sub(w.start).Seconds(), Errors: map[string]int{}, BeforeErrs: map[string]int{}}
 	if !w.rec.IsZero() {
 		s := w.rec.Sub(w.lifted).Seconds()
@@ -384,14 +359,8 @@ func (w faultWindow) report(rec *recorder) faultReport {
 			fr.MaxOverMs = max(fr.MaxOverMs, ms(c.lat-c.limit))
 		}
 	}
-	for _, p := range rec.ready {
-		if !p.at.Before(w.start) && p.at.Before(w.end) {
-			fr.ReadyPolls++
-			if p.status != 200 {
-				fr.ReadyNot200++
-			}
-		}
-	}
+	rs := ready.window(w.start, w.end)
+	fr.ReadyPolls, fr.ReadyNot200 = rs.Polls, rs.Not200
 	return fr
 }
 

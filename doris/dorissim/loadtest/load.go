@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -43,36 +42,35 @@ type loadStatement struct {
 }
 
 type loadResult struct {
-	Machine    string     `json:"machine"`
-	LoadAvg    string     `json:"loadavg_at_start"`
-	LoadAvgEnd string     `json:"loadavg_at_end"`
-	Clients    int        `json:"clients"`
-	DurationS  float64    `json:"duration_s"`
-	Calls      stats      `json:"calls"`
-	RPS        float64    `json:"rps"`
-	Idle       figures    `json:"idle"`
-	Baseline   figures    `json:"baseline"`
-	After      figures    `json:"after"`
-	SettleS    float64    `json:"settle_s"`
-	Curve      []figures  `json:"curve"`
-	Leftover   []string   `json:"left_running_in_mariadb"`
-	Slow       slowResult `json:"slow"`
-	Log        logSummary `json:"server_log"`
-	Checks     []check    `json:"checks"`
+	Machine    string       `json:"machine"`
+	LoadAvg    string       `json:"loadavg_at_start"`
+	LoadAvgEnd string       `json:"loadavg_at_end"`
+	Clients    int          `json:"clients"`
+	DurationS  float64      `json:"duration_s"`
+	Calls      stats        `json:"calls"`
+	RPS        float64      `json:"rps"`
+	Idle       figures      `json:"idle"`
+	Baseline   figures      `json:"baseline"`
+	After      figures      `json:"after"`
+	SettleS    float64      `json:"settle_s"`
+	Curve      []figures    `json:"curve"`
+	Leftover   []string     `json:"left_running_in_mariadb"`
+	Ready      readySummary `json:"ready"`
+	Slow       slowResult   `json:"slow"`
+	Log        logSummary   `json:"server_log"`
+	Checks     []check      `json:"checks"`
 }
 
 type slowResult struct {
-	InFlight    int      `json:"slow_in_flight"`
-	HoldS       float64  `json:"hold_s"`
-	DurationS   float64  `json:"duration_s"`
-	Fast        stats    `json:"select_1"`
-	Slow        stats    `json:"slow_calls"`
-	ReadyPolls  int      `json:"ready_polls"`
-	ReadyNot200 int      `json:"ready_not_200"`
-	ReadyMaxMs  float64  `json:"ready_max_ms"`
-	After       figures  `json:"after"`
-	SettleS     float64  `json:"settle_s"`
-	Leftover    []string `json:"left_running_in_mariadb"`
+	InFlight  int          `json:"slow_in_flight"`
+	HoldS     float64      `json:"hold_s"`
+	DurationS float64      `json:"duration_s"`
+	Fast      stats        `json:"select_1"`
+	Slow      stats        `json:"slow_calls"`
+	Ready     readySummary `json:"ready"`
+	After     figures      `json:"after"`
+	SettleS   float64      `json:"settle_s"`
+	Leftover  []string     `json:"left_running_in_mariadb"`
 }
 
 func runLoad(ctx context.Context, log *slog.Logger, tg target, d time.Duration) (*loadResult, error) {
@@ -96,6 +94,7 @@ func runLoad(ctx context.Context, log *slog.Logger, tg target, d time.Duration) 
 	fmt.Fprintf(os.Stderr, "load: %d clients for %v\n", loadClients, d)
 	calls := newTally()
 	curve := r.obs.sample(ctx, 2*time.Second)
+	ready := r.pollReady(ctx, 250*time.Millisecond)
 	t0 := time.Now()
 	closedLoop(ctx, loadClients, d, func(ctx context.Context, w, i int) {
 		st := stmts[(w+i)%len(stmts)]
@@ -108,6 +107,8 @@ func runLoad(ctx context.Context, log *slog.Logger, tg target, d time.Duration) 
 		calls.add(a.Latency, label, good)
 	})
 	elapsed := time.Since(t0)
+	ready.finish()
+	res.Ready = ready.window(time.Time{}, time.Time{})
 	res.Curve = curve.finish()
 	res.Calls = calls.stats()
 	res.RPS = float64(res.Calls.Calls) / elapsed.Seconds()
@@ -192,50 +193,17 @@ func slowPhase(ctx context.Context, r *rig, d time.Duration, baseline int) (slow
 	}
 	time.Sleep(time.Second) // the slow queries reach the simulator
 	fast := newTally()
-	var polls, not200 atomic.Int64
-	var readyMax atomic.Int64
-	stopPoll := make(chan struct{})
-	pollDone := make(chan struct{})
-	go func() {
-		defer close(pollDone)
-		base := strings.TrimSuffix(r.cl.url, "/mcp")
-		hc := &http.Client{Timeout: 5 * time.Second}
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopPoll:
-				return
-			case <-t.C:
-			}
-			t0 := time.Now()
-			code := 0
-			if resp, err := hc.Get(base + "/ready"); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				code = resp.StatusCode
-			}
-			if dt := time.Since(t0).Microseconds(); dt > readyMax.Load() {
-				readyMax.Store(dt)
-			}
-			polls.Add(1)
-			if code != http.StatusOK {
-				not200.Add(1)
-			}
-		}
-	}()
+	ready := r.pollReady(ctx, 100*time.Millisecond)
 	one := sqlCall("SELECT 1", 0, 0)
 	closedLoop(ctx, fastCalls, d, func(ctx context.Context, _, _ int) {
 		a := r.cl.request(ctx, "tools/call", "doris_query", one)
 		fast.add(a.Latency, a.label(), a.ok() && a.Rows == 1)
 	})
-	close(stopPoll)
-	<-pollDone
+	ready.finish()
 	cancelSlow()
 	slowWG.Wait()
 	res.Fast, res.Slow = fast.stats(), slow.stats()
-	res.ReadyPolls, res.ReadyNot200 = int(polls.Load()), int(not200.Load())
-	res.ReadyMaxMs = float64(readyMax.Load()) / 1000
+	res.Ready = ready.window(time.Time{}, time.Time{})
 	var settle time.Duration
 	res.After, settle = r.settle(ctx, baseline+goroutineSlack, 2*time.Second, 15*time.Second)
 	res.SettleS = settle.Seconds()
@@ -250,10 +218,11 @@ func loadChecks(res *loadResult) []check {
 	cs = append(cs, goroutineCheck("load: goroutines back to baseline", res.Baseline, res.After))
 	cs = append(cs, judge("load: nothing left running in MariaDB", len(res.Leftover) == 0, "%d: %v", len(res.Leftover), res.Leftover))
 	cs = append(cs, rssCheck("load: RSS stops growing", res.Baseline, res.Curve, res.After))
+	cs = append(cs, judge("load: /ready stays 200", res.Ready.Polls > 0 && res.Ready.Not200 == 0, "%d of %d polls not 200, slowest %.1f ms", res.Ready.Not200, res.Ready.Polls, res.Ready.SlowMs))
 	s := res.Slow
 	cs = append(cs, judge("slow: SELECT 1 p99 < 50 ms", s.Fast.Bad == 0 && s.Fast.P99Ms < float64(fastP99Max.Milliseconds()),
 		"p99 %.1f ms (p50 %.1f, max %.1f) over %d calls, %d failed", s.Fast.P99Ms, s.Fast.P50Ms, s.Fast.MaxMs, s.Fast.Calls, s.Fast.Bad))
-	cs = append(cs, judge("slow: /ready stays 200", s.ReadyPolls > 0 && s.ReadyNot200 == 0, "%d of %d polls not 200, slowest %.1f ms", s.ReadyNot200, s.ReadyPolls, s.ReadyMaxMs))
+	cs = append(cs, judge("slow: /ready stays 200", s.Ready.Polls > 0 && s.Ready.Not200 == 0, "%d of %d polls not 200, slowest %.1f ms", s.Ready.Not200, s.Ready.Polls, s.Ready.SlowMs))
 	cs = append(cs, judge("slow: held queries answered", s.Slow.Bad == 0, "%d completed, %d not ok: %v", s.Slow.Calls, s.Slow.Bad, s.Slow.Labels))
 	cs = append(cs, goroutineCheck("slow: goroutines back to baseline after the slow clients leave", res.Baseline, s.After))
 	cs = append(cs, judge("slow: nothing left running in MariaDB", len(s.Leftover) == 0, "%d: %v", len(s.Leftover), s.Leftover))
@@ -292,6 +261,7 @@ func printLoad(w io.Writer, r *loadResult) {
 	fmt.Fprintf(w, "machine: %s, load average (1, 5, 15 min) at start %s, at end %s\n\n", r.Machine, r.LoadAvg, r.LoadAvgEnd)
 	fmt.Fprintf(w, "load: %d clients, %.0f s of execute_query: %d calls, %.0f req/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms, %d errors\n",
 		r.Clients, r.DurationS, r.Calls.Calls, r.RPS, r.Calls.P50Ms, r.Calls.P99Ms, r.Calls.MaxMs, r.Calls.Bad)
+	fmt.Fprintf(w, "  /ready: %d polls, %d not 200, slowest %.1f ms\n", r.Ready.Polls, r.Ready.Not200, r.Ready.SlowMs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tat s\tRSS MiB\tgoroutines\tfds\tthreads\tsource\t")
 	row := func(name string, f figures) {
@@ -309,7 +279,7 @@ func printLoad(w io.Writer, r *loadResult) {
 	fmt.Fprintf(w, "\nslow: %d queries held %.0f s in the simulator, %.0f s measured:\n", s.InFlight, s.HoldS, s.DurationS)
 	fmt.Fprintf(w, "  SELECT 1 (%d clients): %d calls, p50 %.2f ms, p99 %.2f ms, max %.1f ms, %d failed\n",
 		fastCalls, s.Fast.Calls, s.Fast.P50Ms, s.Fast.P99Ms, s.Fast.MaxMs, s.Fast.Bad)
-	fmt.Fprintf(w, "  /ready: %d polls, %d not 200, slowest %.1f ms\n", s.ReadyPolls, s.ReadyNot200, s.ReadyMaxMs)
+	fmt.Fprintf(w, "  /ready: %d polls, %d not 200, slowest %.1f ms\n", s.Ready.Polls, s.Ready.Not200, s.Ready.SlowMs)
 	fmt.Fprintf(w, "  slow calls completed: %d (%v)\n", s.Slow.Calls, s.Slow.Labels)
 	printLog(w, r.Log)
 	printChecks(w, r.Checks)

@@ -166,6 +166,81 @@ func (r *rig) burst(ctx context.Context) figures {
 	return f
 }
 
+// readyPoller polls GET /ready at a fixed interval and keeps every
+// answer with its time.
+type readyPoller struct {
+	mu    sync.Mutex
+	polls []readyPoll
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+type readyPoll struct {
+	at     time.Time
+	status int // 0: no answer
+	lat    time.Duration
+}
+
+// readySummary is what the polls in a window saw.
+type readySummary struct {
+	Polls  int     `json:"polls"`
+	Not200 int     `json:"not_200"`
+	SlowMs float64 `json:"slowest_ms"`
+}
+
+func (r *rig) pollReady(ctx context.Context, every time.Duration) *readyPoller {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &readyPoller{stop: cancel, done: make(chan struct{})}
+	base := strings.TrimSuffix(r.cl.url, "/mcp")
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			t0 := time.Now()
+			st := r.cl.ready(pctx, base)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			p.mu.Lock()
+			p.polls = append(p.polls, readyPoll{t0, st, time.Since(t0)})
+			p.mu.Unlock()
+		}
+	}()
+	return p
+}
+
+// finish stops the polling.
+func (p *readyPoller) finish() {
+	p.stop()
+	<-p.done
+}
+
+// window summarizes the polls sent in [from, to); zero times are open.
+func (p *readyPoller) window(from, to time.Time) readySummary {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var s readySummary
+	for _, q := range p.polls {
+		if q.at.Before(from) || !to.IsZero() && !q.at.Before(to) {
+			continue
+		}
+		s.Polls++
+		if q.status != 200 {
+			s.Not200++
+		}
+		s.SlowMs = max(s.SlowMs, ms(q.lat))
+	}
+	return s
+}
+
 // tally collects the answers of many calls.
 type tally struct {
 	mu     sync.Mutex
