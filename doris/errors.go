@@ -141,6 +141,12 @@ func classifyMySQL(prefix string, e *Error, me *mysql.MySQLError) *Error {
 		me.Number == 1370 || strings.Contains(msg, "permission denied") || strings.Contains(msg, "access denied") ||
 		strings.Contains(msg, "command denied"):
 		return e.setClass(prefix, classPermission)
+	case backendOffline(msg):
+		// Before the timeout and not-found cases: these texts may say
+		// "deadline exceeded" or "backend N does not exist".
+		e.setClass(prefix, classUnavailable)
+		e.Message = "Doris has no live backend to run this on; retry when its backends are back"
+		return e
 	case me.Number == 1969 || me.Number == 3024 || strings.Contains(msg, "timeout") || strings.Contains(msg, "time out"):
 		return e.setClass(prefix, classTimeout)
 	case me.Number == 1317 || strings.Contains(msg, "cancel query") || strings.Contains(msg, "cancelled"):
@@ -173,6 +179,17 @@ func classifyMySQL(prefix string, e *Error, me *mysql.MySQLError) *Error {
 	e.setClass(prefix, classFailed)
 	e.Message = fmt.Sprintf("Doris rejected the operation (error %d)", me.Number)
 	return e
+}
+
+// backendOffline reports the (lower-cased) texts Doris sends when the
+// backends a query needs are down: "No backend available as scan node,
+// please check the status of your backends. [10003: not alive]" (2.1 and
+// later), "There is no scanNode Backend available.[10002: not alive]",
+// "tablet T has no queryable replicas. err: replica R's backend B does
+// not exist or not alive", "No available backends".
+func backendOffline(msg string) bool {
+	return strings.Contains(msg, "no backend available") || strings.Contains(msg, "no scannode backend available") ||
+		strings.Contains(msg, "no queryable replicas") || strings.Contains(msg, "no available backends")
 }
 
 // missingObject finds the object a Doris "not found" message names:

@@ -4,6 +4,7 @@
 //
 //	go run ./doris/dorissim/loadtest                     # build HEAD's server and measure it
 //	go run ./doris/dorissim/loadtest -bin old=/tmp/a,new=/tmp/b -duration 10s
+//	go run ./doris/dorissim/loadtest -mode load|soak|fault [-duration D] [-json]
 //
 // For each server binary it reports, for tools/call execute_query
 // "SELECT 1": the server's CPU per call (from /proc, the server process
@@ -15,9 +16,24 @@
 //
 // Numbers depend on the machine and what else runs on it: compare binaries
 // within one run, never against a threshold.
+//
+// The other modes judge one server binary (HEAD's, or the first of -bin)
+// against the acceptance figures and exit 2 when a check fails:
+//
+//   - load (load.go): 64 clients of execute_query for -duration (60 s) on
+//     default settings: errors, the RSS curve, goroutines back to
+//     baseline, nothing left running in MariaDB; then 20 slow queries
+//     held in the simulator while SELECT 1's p99 and /ready are timed.
+//   - soak (soak.go): a steady mixed workload for -duration (10 min),
+//     every answer classified as expected or not; RSS, goroutines and fds
+//     at start, after warm-up and at the end.
+//   - fault (fault.go): under a steady load, the simulator killed and
+//     restarted, frozen for 15 s, MariaDB restarted, a BE's HTTP port
+//     dead: errors and their codes, time to recover, hung calls.
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -39,15 +55,23 @@ import (
 
 func main() {
 	bins := flag.String("bin", "", "server binaries to measure, name=path[@VAR=value...],... (default: build the working tree as \"head\")")
-	duration := flag.Duration("duration", 10*time.Second, "length of each measured phase")
+	mode := flag.String("mode", "bench", "bench, load, soak or fault")
+	duration := flag.Duration("duration", 0, "length of each measured phase (bench: 10s), of the load (load: 60s), of the soak (soak: 10m); fault: how long each fault lasts (15s)")
 	warmup := flag.Duration("warmup", 2*time.Second, "unmeasured load before each phase")
 	profile := flag.String("profile", "3.0", "simulated Doris release")
 	cold := flag.Int("cold", 21, "cold starts to time per binary (0: skip)")
 	asJSON := flag.Bool("json", false, "print the results as JSON")
+	serverLog := flag.String("server-log", "", "load, soak, fault: also write the server's log to this file")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *mode != "bench" {
+		os.Exit(runMode(ctx, log, *mode, *bins, *duration, *asJSON, *serverLog))
+	}
+	if *duration == 0 {
+		*duration = 10 * time.Second
+	}
 	res, err := run(ctx, log, *bins, *profile, *duration, *warmup, *cold)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -66,6 +90,7 @@ func main() {
 type target struct {
 	bin string
 	env []string
+	log string // where to write its log too ("" = nowhere)
 }
 
 // results are the figures of one run.
@@ -125,7 +150,7 @@ func run(ctx context.Context, log *slog.Logger, bins, profile string, d, warm ti
 		return nil, err
 	}
 	defer db.Stop()
-	simulator, err := startSimulator(ctx, simBin, db, profile)
+	simulator, err := startSimulator(ctx, simBin, db, simConfig{profile: profile})
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +182,7 @@ func measureServer(ctx context.Context, name string, tg target, simulator *simPr
 		sr.BinaryBytes = st.Size()
 	}
 	fmt.Fprintf(os.Stderr, "server %s: %s\n", name, bin)
-	srv, err := startServer(ctx, bin, simulator, tg.env)
+	srv, err := startServer(ctx, bin, simulator, tg.env, "")
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +245,60 @@ func printTable(w io.Writer, r *results) {
 			}
 		}
 	}
+}
+
+// runMode runs the load, soak or fault mode against one server binary,
+// prints its figures and returns the exit code: 1 when the run could not
+// be made, 2 when a check failed.
+func runMode(ctx context.Context, log *slog.Logger, mode, bins string, d time.Duration, asJSON bool, serverLog string) int {
+	var tg target
+	if bins != "" {
+		item, _, _ := strings.Cut(bins, ",")
+		if _, spec, ok := strings.Cut(item, "="); ok {
+			item = spec
+		}
+		parts := strings.Split(item, "@")
+		tg = target{bin: parts[0], env: parts[1:]}
+	}
+	tg.log = serverLog
+	var res any
+	var checks []check
+	var print func(io.Writer)
+	var err error
+	switch mode {
+	case "load":
+		var r *loadResult
+		if r, err = runLoad(ctx, log, tg, cmp.Or(d, 60*time.Second)); err == nil {
+			res, checks, print = r, r.Checks, func(w io.Writer) { printLoad(w, r) }
+		}
+	case "soak":
+		var r *soakResult
+		if r, err = runSoak(ctx, log, tg, cmp.Or(d, 10*time.Minute)); err == nil {
+			res, checks, print = r, r.Checks, func(w io.Writer) { printSoak(w, r) }
+		}
+	case "fault":
+		var r *faultResult
+		if r, err = runFault(ctx, log, tg, cmp.Or(d, 15*time.Second)); err == nil {
+			res, checks, print = r, r.Checks, func(w io.Writer) { printFault(w, r) }
+		}
+	default:
+		err = fmt.Errorf("unknown -mode %q: want bench, load, soak or fault", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		return 1
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(res)
+	} else {
+		print(os.Stdout)
+	}
+	if failed(checks) {
+		return 2
+	}
+	return 0
 }
 
 // moduleRoot is the directory of the main module's go.mod.

@@ -35,13 +35,18 @@ type phase struct {
 // client speaks MCP 2026-07-28 over HTTP as a Host does.
 type client struct {
 	url string
+	tr  *http.Transport
 	hc  *http.Client
 }
 
 func newClient(base string) *client {
 	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
-	return &client{url: base + "/mcp", hc: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+	return &client{url: base + "/mcp", tr: tr, hc: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
 }
+
+// closeIdle closes the client's kept-alive connections, so that the
+// server's goroutines serving them end too.
+func (c *client) closeIdle() { c.tr.CloseIdleConnections() }
 
 const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadtest","version":"1"}}`
 

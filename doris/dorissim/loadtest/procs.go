@@ -20,8 +20,23 @@ import (
 
 // simProc is the simulator running as its own process.
 type simProc struct {
+	bin, profile string
+	args         []string // everything needed to start it again on the same ports
 	cmd          *exec.Cmd
+	exited       chan struct{}
 	addr, feHTTP string
+	beHTTP       string // "" when the BE web server is off
+}
+
+// simConfig are the simulator's options beyond the bench's defaults.
+type simConfig struct {
+	profile string
+	// be serves the BE web server (on a free port).
+	be bool
+	// holds are -hold MARKER=DURATION flags.
+	holds []string
+	// admins are the accounts with Doris ADMIN privilege ("" = root).
+	admins string
 }
 
 func freeAddr() (string, error) {
@@ -33,7 +48,7 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-func startSimulator(ctx context.Context, bin string, db *mariadb.Instance, profile string) (*simProc, error) {
+func startSimulator(ctx context.Context, bin string, db *mariadb.Instance, cfg simConfig) (*simProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -42,35 +57,67 @@ func startSimulator(ctx context.Context, bin string, db *mariadb.Instance, profi
 	if err != nil {
 		return nil, err
 	}
+	be := ""
+	if cfg.be {
+		if be, err = freeAddr(); err != nil {
+			return nil, err
+		}
+	}
 	var users []string
 	for u, p := range db.UserMap() {
 		users = append(users, u+":"+p)
 	}
-	cmd := exec.Command(bin, "-listen", addr, "-fe-http", fe, "-be-http", "", "-upstream", db.Addr(),
-		"-users", strings.Join(users, ","), "-profile", profile)
-	cmd.Stderr = nil
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	args := []string{"-listen", addr, "-fe-http", fe, "-be-http", be, "-upstream", db.Addr(),
+		"-users", strings.Join(users, ","), "-profile", cfg.profile}
+	if cfg.admins != "" {
+		args = append(args, "-admins", cfg.admins)
 	}
-	p := &simProc{cmd: cmd, addr: addr, feHTTP: fe}
-	if err := waitTCP(ctx, addr, 20*time.Second); err != nil {
-		p.stop()
-		return nil, fmt.Errorf("simulator did not listen: %w", err)
+	for _, h := range cfg.holds {
+		args = append(args, "-hold", h)
+	}
+	p := &simProc{bin: bin, profile: cfg.profile, args: args, addr: addr, feHTTP: fe, beHTTP: be}
+	if err := p.start(ctx); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
+// start runs the simulator on its ports and waits until it listens.
+func (p *simProc) start(ctx context.Context) error {
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Stderr = nil
+	cmd.SysProcAttr = childAttr()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd, p.exited = cmd, make(chan struct{})
+	go func(done chan struct{}) { cmd.Wait(); close(done) }(p.exited)
+	if err := waitTCP(ctx, p.addr, 20*time.Second); err != nil {
+		p.stop()
+		return fmt.Errorf("simulator did not listen: %w", err)
+	}
+	return nil
+}
+
 func (p *simProc) stop() {
+	p.cmd.Process.Signal(syscall.SIGCONT) // a frozen process cannot act on SIGTERM
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(5 * time.Second):
 		p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 }
+
+// crash kills the simulator with SIGKILL and waits until it is gone.
+func (p *simProc) crash() {
+	p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// signal sends sig to the simulator (SIGSTOP, SIGCONT, SIGUSR1, SIGUSR2).
+func (p *simProc) signal(sig syscall.Signal) error { return p.cmd.Process.Signal(sig) }
 
 func waitTCP(ctx context.Context, addr string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
@@ -89,8 +136,10 @@ func waitTCP(ctx context.Context, addr string, limit time.Duration) error {
 
 // serverProc is the MCP server under test, serving HTTP.
 type serverProc struct {
-	cmd *exec.Cmd
-	url string
+	cmd     *exec.Cmd
+	url     string
+	log     *logScan // its stderr, scanned for warnings and errors
+	logFile *os.File // the -server-log copy, if any
 }
 
 // serverEnv is the environment that points the server at the simulator
@@ -109,7 +158,9 @@ func serverEnv(simulator *simProc, port string, extra []string) []string {
 	return append(env, extra...)
 }
 
-func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv []string) (*serverProc, error) {
+// startServer starts bin on a free port and waits until /ready answers
+// 200. With logPath set, the server's log is also written there.
+func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv []string, logPath string) (*serverProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -118,15 +169,29 @@ func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv [
 	cmd := exec.Command(bin)
 	cmd.Env = serverEnv(simulator, port, extraEnv)
 	cmd.Dir = os.TempDir() // no .env file is picked up
+	cmd.SysProcAttr = childAttr()
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = devnull, devnull // logs are written, as in production, and dropped
+	// Logs are written, as in production; only warnings and errors are
+	// kept, to report.
+	ls := newLogScan()
+	cmd.Stdout, cmd.Stderr = devnull, ls
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return nil, err
+		}
+		ls.tee = f
+	}
+	p := &serverProc{cmd: cmd, url: "http://" + addr, log: ls}
+	if f, ok := ls.tee.(*os.File); ok {
+		p.logFile = f
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &serverProc{cmd: cmd, url: "http://" + addr}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(p.url + "/ready")
@@ -144,6 +209,8 @@ func startServer(ctx context.Context, bin string, simulator *simProc, extraEnv [
 	}
 }
 
+func (p *serverProc) pid() int { return p.cmd.Process.Pid }
+
 func (p *serverProc) stop() {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
@@ -153,6 +220,9 @@ func (p *serverProc) stop() {
 	case <-time.After(15 * time.Second):
 		p.cmd.Process.Kill()
 		<-done
+	}
+	if p.logFile != nil {
+		p.logFile.Close()
 	}
 }
 

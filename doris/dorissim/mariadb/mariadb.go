@@ -61,9 +61,9 @@ type Instance struct {
 	dir      string
 	port     int
 	rootPW   string
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	exitErr  error
+	server   string // the mariadbd binary
+	procMu   sync.Mutex
+	proc     *process // the running mariadbd; replaced by Restart
 	root     *sql.DB
 	log      *slog.Logger
 	stopOnce sync.Once
@@ -73,6 +73,13 @@ type Instance struct {
 	// (another test binary, possibly in another PID namespace) never takes
 	// the directory for a stale one.
 	owner *os.File
+}
+
+// process is one run of mariadbd.
+type process struct {
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	exitErr error // set before exited closes
 }
 
 // User is a demo account.
@@ -184,7 +191,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		in, err := launch(ctx, server, dir, data, opts.RootPassword, log)
+		in, err := launch(ctx, server, dir, opts.RootPassword, log)
 		if err == nil {
 			in.owner = owner
 			if err = in.setup(ctx, !opts.SkipDemo); err != nil {
@@ -205,54 +212,117 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 }
 
 // launch starts mariadbd once on a freshly chosen port and waits for it.
-func launch(ctx context.Context, server, dir, data, rootPW string, log *slog.Logger) (*Instance, error) {
+func launch(ctx context.Context, server, dir, rootPW string, log *slog.Logger) (*Instance, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
+	in := &Instance{dir: dir, port: port, rootPW: rootPW, server: server, log: log}
+	// A fresh install accepts root without a password.
+	db, err := in.spawn(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	in.root = db
+	return in, nil
+}
+
+// spawn starts mariadbd on the instance's directory, port and socket and
+// waits until root logs in over the socket with password pw. It returns
+// that connection pool.
+func (in *Instance) spawn(ctx context.Context, pw string) (*sql.DB, error) {
 	args := []string{"--no-defaults"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	args = append(args, "--datadir="+data, "--socket="+filepath.Join(dir, "sock"),
-		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve", "--tmpdir="+filepath.Join(dir, "tmp"),
+	dir := in.dir
+	args = append(args, "--datadir="+filepath.Join(dir, "data"), "--socket="+filepath.Join(dir, "sock"),
+		"--port="+strconv.Itoa(in.port), "--bind-address=127.0.0.1", "--skip-name-resolve", "--tmpdir="+filepath.Join(dir, "tmp"),
 		"--innodb-buffer-pool-size=32M", "--performance-schema=OFF",
 		"--pid-file="+filepath.Join(dir, "mariadbd.pid"), "--log-error="+filepath.Join(dir, "error.log"))
-	cmd := exec.Command(server, args...)
+	cmd := exec.Command(in.server, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("mariadb: start mariadbd: %w", err)
 	}
-	in := &Instance{dir: dir, port: port, rootPW: rootPW, cmd: cmd, exited: make(chan struct{}), log: log}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
 	go func() {
-		in.exitErr = cmd.Wait()
-		close(in.exited)
+		p.exitErr = cmd.Wait()
+		close(p.exited)
 	}()
-	// Wait for the socket to accept root without a password (fresh install).
+	in.procMu.Lock()
+	in.proc = p
+	in.procMu.Unlock()
 	sock := filepath.Join(dir, "sock")
-	deadline := time.NewTicker(50 * time.Millisecond)
-	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		select {
-		case <-in.exited:
-			return nil, fmt.Errorf("mariadb: mariadbd exited during start (%v): %s", in.exitErr, in.errorLogTail())
+		case <-p.exited:
+			return nil, fmt.Errorf("mariadb: mariadbd exited during start (%v): %s", p.exitErr, in.errorLogTail())
 		case <-ctx.Done():
 			in.kill()
+			<-p.exited
 			return nil, fmt.Errorf("mariadb: mariadbd did not become ready: %w: %s", ctx.Err(), in.errorLogTail())
-		case <-deadline.C:
+		case <-tick.C:
 		}
 		if _, err := os.Stat(sock); err != nil {
 			continue
 		}
-		db := openDB("unix", sock, "root", "", "")
+		db := openDB("unix", sock, "root", pw, "")
 		err := db.PingContext(ctx)
 		if err == nil {
-			in.root = db
-			return in, nil
+			return db, nil
 		}
 		db.Close()
 	}
+}
+
+// Restart stops mariadbd as an operator's restart does (SIGTERM: open
+// connections are dropped, running statements end), keeps it down for
+// down, and starts it again on the same port, socket and data directory,
+// so that everything created before the restart is still there. It
+// returns once root can log in again. Root() stays usable (its
+// connections reconnect). Do not call it concurrently with Stop.
+func (in *Instance) Restart(ctx context.Context, down time.Duration) error {
+	in.procMu.Lock()
+	p := in.proc
+	in.procMu.Unlock()
+	if p == nil {
+		return fmt.Errorf("mariadb: restart: not running")
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+	select {
+	case <-time.After(down):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// The port was just released; another process may hold it for a
+	// moment (it is never handed out by freePort while it is in use).
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var db *sql.DB
+		sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		db, err = in.spawn(sctx, in.rootPW)
+		cancel()
+		if err == nil {
+			db.Close()
+			in.log.Info("mariadb restarted", "addr", in.Addr())
+			return nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return err
 }
 
 func (in *Instance) errorLogTail() string {
@@ -402,13 +472,16 @@ func (in *Instance) Stop() error {
 			cancel()
 			in.root.Close()
 		}
-		if in.cmd != nil && in.cmd.Process != nil {
-			_ = in.cmd.Process.Signal(syscall.SIGTERM)
+		in.procMu.Lock()
+		p := in.proc
+		in.procMu.Unlock()
+		if p != nil {
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
 			select {
-			case <-in.exited:
+			case <-p.exited:
 			case <-time.After(10 * time.Second):
 				in.kill()
-				<-in.exited
+				<-p.exited
 			}
 		}
 		if err := os.RemoveAll(in.dir); err != nil {
@@ -422,8 +495,11 @@ func (in *Instance) Stop() error {
 }
 
 func (in *Instance) kill() {
-	if in.cmd != nil && in.cmd.Process != nil {
-		_ = in.cmd.Process.Kill()
+	in.procMu.Lock()
+	p := in.proc
+	in.procMu.Unlock()
+	if p != nil {
+		_ = p.cmd.Process.Kill()
 	}
 }
 

@@ -671,7 +671,9 @@ func (c *conn) upstreamBroken(err error) error {
 	default:
 	}
 	c.s.log.Warn("upstream connection lost", "remote", c.remote, "user", c.user, "err", err)
-	_ = c.sendErr(1105, "HY000", "errCode = 2, detailMessage = lost connection to the storage backend")
+	// The upstream is the simulated backend: Doris's own text for a query
+	// whose backend went down.
+	_ = c.sendErr(1105, "HY000", "errCode = 2, detailMessage = No backend available as scan node, please check the status of your backends. ["+backendID+": not alive]")
 	_ = c.pw.flush()
 	return errDropped
 }
