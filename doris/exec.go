@@ -59,7 +59,7 @@ type visitor func(cols []column, row []sql.RawBytes) (stop bool, err error)
 
 // killGrace is how long the server waits past the Doris-side timeout
 // before it kills the query itself.
-const killGrace = 400 * time.Millisecond
+const killGrace = 250 * time.Millisecond
 
 // killWait is how long a call waits for its KILL QUERY to be confirmed
 // before it answers anyway: with killGrace, a timed-out call answers
