@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // What the lakehouse children may repeat from Doris's metadata. Catalog
@@ -142,35 +144,58 @@ func sanitize(props [][2]string, safe map[string]bool) sanitized {
 	return out
 }
 
-// reDDLProps finds "key" = "value" or 'key'='value' pairs in DDL text.
-var reDDLProps = regexp.MustCompile(`["']([^"'\n]{1,256})["']\s*=\s*["']([^"'\n]{0,1000})["']`)
+// DDL names and property texts longer than these are skipped, not shown.
+const (
+	maxDDLName  = 256  // a property key or a partition column
+	maxDDLValue = 1000 // a property value
+)
+
+// reDDLProps finds "key" = "value" or 'key'='value' pairs in DDL text. Its
+// runs are unbounded and ddlProperties applies the bounds: a counted
+// repetition such as {0,1000} compiles to a thousand nested alternatives
+// (over a megabyte of stack and heap to compile, at every start).
+var reDDLProps = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`["']([^"'\n]+)["']\s*=\s*["']([^"'\n]*)["']`)
+})
 
 // ddlProperties extracts the quoted key/value pairs of a CREATE TABLE
-// (PROPERTIES, TBLPROPERTIES, column properties(...)).
+// (PROPERTIES, TBLPROPERTIES, column properties(...)). A pair whose key or
+// value is over its bound is skipped whole.
 func ddlProperties(ddl string) [][2]string {
 	var out [][2]string
-	for _, m := range reDDLProps.FindAllStringSubmatch(ddl, -1) {
-		out = append(out, [2]string{m[1], m[2]})
+	for _, m := range reDDLProps().FindAllStringSubmatch(ddl, -1) {
+		if utf8.RuneCountInString(m[1]) <= maxDDLName && utf8.RuneCountInString(m[2]) <= maxDDLValue {
+			out = append(out, [2]string{m[1], m[2]})
+		}
 	}
 	return out
 }
 
 var (
-	rePartitionBy  = regexp.MustCompile(`(?is)\bPARTITION(?:ED)?\s+BY\s*(?:LIST|RANGE)?\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)`)
-	reIdentInDDL   = regexp.MustCompile("`([^`]{1,256})`|\\b([A-Za-z_][A-Za-z0-9_]{0,255})\\b")
-	reEngine       = regexp.MustCompile(`(?i)\)\s*ENGINE\s*=\s*([A-Za-z_]+)`)
-	reHudiFormat   = regexp.MustCompile(`(?i)org\.apache\.hudi`)
-	reScanNode     = regexp.MustCompile(`\d+:(V?[A-Za-z_]*SCAN[A-Za-z_]*|V?[A-Za-z]*ScanNode)\(`)
-	rePartitionSel = regexp.MustCompile(`(?i)\bpartition(?:s)?=(\d+)/(\d+)`)
-	reSplits       = regexp.MustCompile(`inputSplitNum=(\d+)`)
-	rePushdownAgg  = regexp.MustCompile(`(?i)pushdown agg=([A-Z_]+)`)
+	rePartitionBy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)\bPARTITION(?:ED)?\s+BY\s*(?:LIST|RANGE)?\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)`)
+	})
+	// reIdentInDDL finds a backquoted name or a bare word; partitionColumns
+	// applies maxDDLName (see reDDLProps).
+	reIdentInDDL = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`([^`]+)`|\\b([A-Za-z_][A-Za-z0-9_]*)\\b")
+	})
+	reEngine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\)\s*ENGINE\s*=\s*([A-Za-z_]+)`) })
+	reHudiFormat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)org\.apache\.hudi`) })
+	reScanNode   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\d+:(V?[A-Za-z_]*SCAN[A-Za-z_]*|V?[A-Za-z]*ScanNode)\(`)
+	})
+	rePartitionSel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bpartition(?:s)?=(\d+)/(\d+)`) })
+	reSplits       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`inputSplitNum=(\d+)`) })
+	rePushdownAgg  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)pushdown agg=([A-Z_]+)`) })
 )
 
 // partitionColumns reads the partition columns of a CREATE TABLE: the
 // names inside PARTITION BY [LIST|RANGE] (...) or PARTITIONED BY (...).
-// Transforms (day(ts), bucket(16, id)) yield their column.
+// Transforms (day(ts), bucket(16, id)) yield their column. A name longer
+// than maxDDLName is skipped whole.
 func partitionColumns(ddl string) []string {
-	m := rePartitionBy.FindStringSubmatch(ddl)
+	m := rePartitionBy().FindStringSubmatch(ddl)
 	if m == nil {
 		return []string{}
 	}
@@ -179,7 +204,7 @@ func partitionColumns(ddl string) []string {
 	skip := map[string]bool{"string": true, "int": true, "bigint": true, "date": true, "timestamp": true, "varchar": true,
 		"day": true, "days": true, "month": true, "months": true, "year": true, "years": true, "hour": true, "hours": true,
 		"bucket": true, "truncate": true, "date_trunc": true, "identity": true}
-	for _, im := range reIdentInDDL.FindAllStringSubmatch(m[1], -1) {
+	for _, im := range reIdentInDDL().FindAllStringSubmatch(m[1], -1) {
 		name := im[1]
 		if name == "" {
 			name = im[2]
@@ -187,7 +212,7 @@ func partitionColumns(ddl string) []string {
 				continue
 			}
 		}
-		if !plainIdentChain(name) || seen[name] {
+		if utf8.RuneCountInString(name) > maxDDLName || !plainIdentChain(name) || seen[name] {
 			continue
 		}
 		seen[name] = true

@@ -1,6 +1,7 @@
 package doris
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -110,4 +111,21 @@ func FuzzSanitize(f *testing.F) {
 		_ = ddlProperties(k2 + v2)
 		_, _ = variantPath(v1)
 	})
+}
+
+// TestDDLBounds: a property key, a property value or a partition name over
+// its bound is skipped whole, names and values at the bound are kept, and
+// the pairs after a skipped one are still read.
+func TestDDLBounds(t *testing.T) {
+	key, val := strings.Repeat("k", maxDDLName), strings.Repeat("é", maxDDLValue) // runes, not bytes
+	ddl := fmt.Sprintf(`PROPERTIES ("%s" = "%s", "%sx" = "v", "k" = "%sx", 'after'='1')`, key, val, key, val)
+	got := ddlProperties(ddl)
+	if len(got) != 2 || got[0] != [2]string{key, val} || got[1] != [2]string{"after", "1"} {
+		t.Errorf("ddlProperties kept %d pairs %.60q, want the pair at the bounds and 'after'", len(got), got)
+	}
+	name := strings.Repeat("p", maxDDLName)
+	ddl = fmt.Sprintf("CREATE TABLE t (id int) PARTITION BY LIST (`%s`, `%sx`, %s, %sx, dt) ()", name, name, name, name)
+	if got := partitionColumns(ddl); len(got) != 2 || got[0] != name || got[1] != "dt" {
+		t.Errorf("partitionColumns: %.80q, want the name at the bound and dt", got)
+	}
 }

@@ -187,12 +187,12 @@ func (t *lakeTable) ddl(ctx context.Context) (section, error) {
 	}
 	s := sanitize(ddlProperties(text), safeTableKeys)
 	t.mu.Lock()
-	if t.format == "hive" && reHudiFormat.MatchString(text) {
+	if t.format == "hive" && reHudiFormat().MatchString(text) {
 		t.format, t.fromDDL = "hudi", true
 	}
 	t.mu.Unlock()
 	engine := ""
-	if m := reEngine.FindStringSubmatch(text); m != nil {
+	if m := reEngine().FindStringSubmatch(text); m != nil {
 		engine = strings.ToUpper(m[1])
 	}
 	return section{Status: "success", Source: "SHOW CREATE TABLE", Data: map[string]any{
@@ -404,16 +404,16 @@ func (t *lakeTable) pushdown(ctx context.Context) (section, error) {
 			continue
 		}
 		line := row[0].String
-		if m := reScanNode.FindStringSubmatch(line); m != nil && !containsStr(nodes, m[1]) {
+		if m := reScanNode().FindStringSubmatch(line); m != nil && !containsStr(nodes, m[1]) {
 			nodes = append(nodes, m[1])
 		}
-		if m := rePartitionSel.FindStringSubmatch(line); m != nil && facets["partitions_selected"] == nil {
+		if m := rePartitionSel().FindStringSubmatch(line); m != nil && facets["partitions_selected"] == nil {
 			facets["partitions_selected"], facets["partitions_total"] = atoiOrNil(m[1]), atoiOrNil(m[2])
 		}
-		if m := reSplits.FindStringSubmatch(line); m != nil {
+		if m := reSplits().FindStringSubmatch(line); m != nil {
 			facets["splits"] = atoiOrNil(m[1])
 		}
-		if m := rePushdownAgg.FindStringSubmatch(line); m != nil {
+		if m := rePushdownAgg().FindStringSubmatch(line); m != nil {
 			facets["pushdown_agg"] = m[1]
 		}
 		if strings.Contains(strings.ToLower(line), "predicates:") {

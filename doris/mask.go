@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -87,7 +88,7 @@ func newMasker(c *Config) (*masker, error) {
 // maxMaskRules bounds the operator rules.
 const maxMaskRules = 64
 
-var ruleNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var ruleNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`) })
 
 // parseMaskRules reads MASKING_RULES_JSON: a JSON array of rules, each
 //
@@ -137,7 +138,7 @@ func parseMaskRules(s string) ([]*maskRule, []error) {
 		bad := func(format string, a ...any) { errs = append(errs, fail(label+": "+format, a...)) }
 		rule := &maskRule{name: sp.Name, kind: "custom", keepPrefix: sp.KeepPrefix, keepSuffix: sp.KeepSuffix, maskChar: '*'}
 		switch {
-		case !ruleNameRE.MatchString(sp.Name):
+		case !ruleNameRE().MatchString(sp.Name):
 			bad("name must match [a-z][a-z0-9_]* (at most 64 characters)")
 		case seen[sp.Name]:
 			bad("name is used twice or is a built-in rule (phone, email, identity)")

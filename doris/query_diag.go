@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/doris-mcp/doris-mcp-server/guard"
@@ -92,9 +93,9 @@ func (r *Runtime) explainQuery(ctx context.Context, c *Call) (*Result, error) {
 }
 
 var (
-	partitionsRE = regexp.MustCompile(`partitions=(\d+)/(\d+)`)
-	tabletsRE    = regexp.MustCompile(`tablets=(\d+)/(\d+)`)
-	tableRE      = regexp.MustCompile(`TABLE: ([^\s,(]+)`)
+	partitionsRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`partitions=(\d+)/(\d+)`) })
+	tabletsRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`tablets=(\d+)/(\d+)`) })
+	tableRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`TABLE: ([^\s,(]+)`) })
 )
 
 // planFacets pulls evidence out of plan text: pruning per scan, pushed-down
@@ -104,15 +105,15 @@ func planFacets(lines []string) map[string]any {
 	table := ""
 	for _, l := range lines {
 		t := strings.TrimSpace(strings.TrimLeft(l, "| "))
-		if m := tableRE.FindStringSubmatch(t); m != nil {
+		if m := tableRE().FindStringSubmatch(t); m != nil {
 			table = m[1]
 		}
-		if m := partitionsRE.FindStringSubmatch(t); m != nil {
+		if m := partitionsRE().FindStringSubmatch(t); m != nil {
 			sel, _ := strconv.Atoi(m[1])
 			all, _ := strconv.Atoi(m[2])
 			pruning = append(pruning, map[string]any{"table": table, "partitions_selected": sel, "partitions_total": all})
 		}
-		if m := tabletsRE.FindStringSubmatch(t); m != nil && len(pruning) > 0 {
+		if m := tabletsRE().FindStringSubmatch(t); m != nil && len(pruning) > 0 {
 			sel, _ := strconv.Atoi(m[1])
 			all, _ := strconv.Atoi(m[2])
 			pruning[len(pruning)-1]["tablets_selected"], pruning[len(pruning)-1]["tablets_total"] = sel, all

@@ -3,6 +3,7 @@ package doris
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
@@ -63,18 +64,26 @@ func redactSQL(sql string) string {
 
 var (
 	// key = value, key: value, "key" = "value" where the key names a secret.
-	reSecretPair = regexp.MustCompile(`(?i)(["']?[\w.\-]*(?:password|passwd|pwd|secret|token|credential|access[_.\-]?key|private[_.\-]?key|api[_.\-]?key|sasl)[\w.\-]*["']?\s*(?:=|:)\s*)("[^"]*"|'[^']*'|[^\s,;)}\]]+)`)
+	reSecretPair = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(["']?[\w.\-]*(?:password|passwd|pwd|secret|token|credential|access[_.\-]?key|private[_.\-]?key|api[_.\-]?key|sasl)[\w.\-]*["']?\s*(?:=|:)\s*)("[^"]*"|'[^']*'|[^\s,;)}\]]+)`)
+	})
 	// scheme://user:password@host
-	reURLCredential = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\s:@'"]+:[^/\s@'"]+@`)
+	reURLCredential = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.\-]*://)[^/\s:@'"]+:[^/\s@'"]+@`)
+	})
 	// Authorization: Bearer <token>, Basic <token>
-	reBearer = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]+=*`)
+	reBearer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]+=*`) })
 	// AWS-style access key ids and long opaque tokens.
-	reAccessKeyID = regexp.MustCompile(`\b(?:AKIA|ASIA|AIDA)[0-9A-Z]{16}\b`)
-	reOpaque      = regexp.MustCompile(`\b[A-Za-z0-9+/_\-]{40,}={0,2}`)
+	reAccessKeyID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:AKIA|ASIA|AIDA)[0-9A-Z]{16}\b`) })
+	reOpaque      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Za-z0-9+/_\-]{40,}={0,2}`) })
 	// Data values an error message quotes: Duplicate entry 'x', value 'x'.
-	reQuotedValue = regexp.MustCompile(`(?i)\b((?:entry|value|values|src value is|input str)\s*:?\s*)('[^']*'|"[^"]*"|\[[^\]]*\])`)
+	reQuotedValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b((?:entry|value|values|src value is|input str)\s*:?\s*)('[^']*'|"[^"]*"|\[[^\]]*\])`)
+	})
 	// IDENTIFIED BY 'x' in text that is not a whole statement.
-	reIdentified = regexp.MustCompile(`(?i)(identified\s+by\s+(?:password\s+)?)('[^']*'|"[^"]*"|\S+)`)
+	reIdentified = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(identified\s+by\s+(?:password\s+)?)('[^']*'|"[^"]*"|\S+)`)
+	})
 )
 
 // redactText masks credentials in free text such as an error message:
@@ -82,13 +91,13 @@ var (
 // bearer tokens, access key ids, long opaque tokens, and data values an
 // error quotes (Duplicate entry '...', value '...').
 func redactText(s string) string {
-	s = reURLCredential.ReplaceAllString(s, "${1}***@")
-	s = reIdentified.ReplaceAllString(s, "${1}'***'")
-	s = reSecretPair.ReplaceAllString(s, "${1}***")
-	s = reQuotedValue.ReplaceAllString(s, "${1}'***'")
-	s = reBearer.ReplaceAllString(s, "$1 ***")
-	s = reAccessKeyID.ReplaceAllString(s, "***")
-	s = reOpaque.ReplaceAllString(s, "***")
+	s = reURLCredential().ReplaceAllString(s, "${1}***@")
+	s = reIdentified().ReplaceAllString(s, "${1}'***'")
+	s = reSecretPair().ReplaceAllString(s, "${1}***")
+	s = reQuotedValue().ReplaceAllString(s, "${1}'***'")
+	s = reBearer().ReplaceAllString(s, "$1 ***")
+	s = reAccessKeyID().ReplaceAllString(s, "***")
+	s = reOpaque().ReplaceAllString(s, "***")
 	return s
 }
 

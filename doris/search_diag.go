@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
@@ -35,7 +36,9 @@ type diagFinding struct {
 	detail                          map[string]any
 }
 
-var matchOpRE = regexp.MustCompile(`(?i)\bMATCH_(?:ANY|ALL|PHRASE_PREFIX|PHRASE|REGEXP|PHRASE_EDGE)\b`)
+var matchOpRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bMATCH_(?:ANY|ALL|PHRASE_PREFIX|PHRASE|REGEXP|PHRASE_EDGE)\b`)
+})
 
 func (r *Runtime) diagnoseSearchQuery(ctx context.Context, c *Call) (*Result, error) {
 	var a struct {
@@ -173,7 +176,7 @@ func (r *Runtime) diagnoseSearchQuery(ctx context.Context, c *Call) (*Result, er
 			annInfo = annInfo || strings.Contains(up, "ANN SORT INFO")
 			annLimit = annLimit || strings.Contains(up, "ANN SORT LIMIT")
 			if strings.Contains(up, "PREDICATES:") {
-				for _, m := range matchOpRE.FindAllString(up, -1) {
+				for _, m := range matchOpRE().FindAllString(up, -1) {
 					matchPlanned = true
 					if !slices.Contains(ops, m) {
 						ops = append(ops, m)
@@ -263,13 +266,15 @@ func (r *Runtime) diagnoseSearchQuery(ctx context.Context, c *Call) (*Result, er
 	}}, nil
 }
 
-var counterRE = regexp.MustCompile(`(?m)^\s*-\s*((?:RowsInvertedIndexFiltered|InvertedIndex\w*|RowsAnn\w*|AnnIndex\w*)):\s*(\S+)`)
+var counterRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*-\s*((?:RowsInvertedIndexFiltered|InvertedIndex\w*|RowsAnn\w*|AnnIndex\w*)):\s*(\S+)`)
+})
 
 // profileCounters collects the inverted and ANN index counters of a
 // profile (first value of each).
 func profileCounters(profile string) map[string]string {
 	out := map[string]string{}
-	for _, m := range counterRE.FindAllStringSubmatch(profile, -1) {
+	for _, m := range counterRE().FindAllStringSubmatch(profile, -1) {
 		if _, ok := out[m[1]]; !ok {
 			out[m[1]] = m[2]
 		}

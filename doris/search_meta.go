@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -125,12 +126,12 @@ func (r *Runtime) readTarget(ctx context.Context, rt *route, database, table str
 	return t, nil
 }
 
-var propertyPair = regexp.MustCompile(`"([^"\\]+)"\s*=\s*"((?:[^"\\]|\\.)*)"`)
+var propertyPair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"\\]+)"\s*=\s*"((?:[^"\\]|\\.)*)"`) })
 
 // parseIndexProperties reads SHOW INDEX's Properties: ("k" = "v", ...).
 func parseIndexProperties(s string) map[string]string {
 	out := map[string]string{}
-	for _, m := range propertyPair.FindAllStringSubmatch(s, -1) {
+	for _, m := range propertyPair().FindAllStringSubmatch(s, -1) {
 		out[strings.ToLower(m[1])] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2])
 	}
 	return out

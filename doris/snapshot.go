@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,7 +54,9 @@ func ParseVersion(s string) (Version, error) {
 // buildRE matches the build string of a Doris version: doris-2.1.7-rc03-443e87e203,
 // doris-2.0.15.1-279e7f0d39 (a fourth number is a hotfix; dropped),
 // doris-4.0.7-rc02-35854e7e92a. Hashes are 7 to 11 hex digits.
-var buildRE = regexp.MustCompile(`(?i)\bdoris-(\d+)\.(\d+)\.(\d+)(?:\.\d+)?(?:-rc\d+)?(?:-[0-9a-f]{7,11})?\b`)
+var buildRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bdoris-(\d+)\.(\d+)\.(\d+)(?:\.\d+)?(?:-rc\d+)?(?:-[0-9a-f]{7,11})?\b`)
+})
 
 // Build is what a version string says: the normalised version, whether the
 // deployment announced cloud (compute-storage decoupled) mode, and the raw
@@ -71,7 +74,7 @@ type Build struct {
 func ParseBuild(s string) (b Build, ok bool) {
 	b.Raw = strings.TrimSpace(s)
 	b.Cloud = strings.Contains(strings.ToLower(s), "(cloud mode)")
-	m := buildRE.FindStringSubmatch(s)
+	m := buildRE().FindStringSubmatch(s)
 	if m == nil {
 		return b, false
 	}

@@ -156,7 +156,7 @@ func (cc *cimdCache) sweep(now time.Time) {
 	}
 }
 
-var dotSegment = regexp.MustCompile(`(?i)(^|/)(\.|%2e){1,2}(/|$)`)
+var dotSegment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|/)(\.|%2e){1,2}(/|$)`) })
 
 // checkCIMDURL applies the client identifier URL rules.
 func checkCIMDURL(id string) error {
@@ -175,7 +175,7 @@ func checkCIMDURL(id string) error {
 		return errors.New("client identifier URL must not contain a query or fragment")
 	case u.Path == "" || u.Path == "/":
 		return errors.New("client identifier URL must contain a path")
-	case dotSegment.MatchString(u.EscapedPath()) || dotSegment.MatchString(u.Path):
+	case dotSegment().MatchString(u.EscapedPath()) || dotSegment().MatchString(u.Path):
 		return errors.New("client identifier URL must not contain dot segments")
 	}
 	if p := u.Port(); p != "" {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
@@ -315,7 +316,7 @@ func (c *Config) Validate() []error {
 	between("DORIS_OAUTH_AUTH_CODE_EXPIRE_SECONDS", c.CodeTTL, 10*time.Second, 10*time.Minute)
 	between("DORIS_OAUTH_CREDENTIAL_CHECK_SECONDS", c.CredentialCheck, 0, time.Hour)
 	between("DORIS_OAUTH_GC_INTERVAL_SECONDS", c.GCInterval, time.Second, time.Hour)
-	if c.SessionDatabase != "" && !identRE.MatchString(c.SessionDatabase) {
+	if c.SessionDatabase != "" && !identRE().MatchString(c.SessionDatabase) {
 		fail("DORIS_OAUTH_SESSION_DATABASE", "%q is not a plain database name", c.SessionDatabase)
 	}
 	if len(c.LoginPageTitle) > 200 {
@@ -325,7 +326,7 @@ func (c *Config) Validate() []error {
 		fail("DORIS_OAUTH_CHILD_TOOL_ALLOWLIST", "is empty while DORIS_OAUTH_CHILD_TOOLS_ENABLED=true; name each domain.child")
 	}
 	for _, n := range c.ChildToolAllowlist {
-		if !childNameRE.MatchString(n) {
+		if !childNameRE().MatchString(n) {
 			fail("DORIS_OAUTH_CHILD_TOOL_ALLOWLIST", "%q is not a domain.child name", n)
 		}
 	}
@@ -389,8 +390,8 @@ func (c *Config) Validate() []error {
 }
 
 var (
-	identRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	childNameRE = regexp.MustCompile(`^doris_[a-z]+\.[a-z][a-z0-9_]{0,63}$`)
+	identRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
+	childNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^doris_[a-z]+\.[a-z][a-z0-9_]{0,63}$`) })
 )
 
 // checkBaseURL applies the DORIS_OAUTH_BASE_URL rules: an absolute http(s)

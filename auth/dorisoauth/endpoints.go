@@ -257,7 +257,7 @@ func (s *Server) serveAPIToken(w http.ResponseWriter, r *http.Request) {
 		tooMany(w, int(s.cfg.RateWindow/time.Second))
 		return
 	}
-	if !userRE.MatchString(req.Username) || req.Password == "" || len(req.Password) > maxPasswordBytes {
+	if !userRE().MatchString(req.Username) || req.Password == "" || len(req.Password) > maxPasswordBytes {
 		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "username and password are required")
 		return
 	}

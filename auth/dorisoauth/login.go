@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,7 +31,7 @@ const (
 )
 
 // userRE is a Doris user name as this page accepts it.
-var userRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+var userRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`) })
 
 // page is what the sign-in template shows.
 type page struct {
@@ -109,7 +110,7 @@ func (s *Server) serveLoginPost(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusTooManyRequests, t, f["txn_id"], cookie, user, "Too many sign-in attempts. Wait a few minutes, then try again.")
 		return
 	}
-	if !userRE.MatchString(user) || password == "" || len(password) > maxPasswordBytes {
+	if !userRE().MatchString(user) || password == "" || len(password) > maxPasswordBytes {
 		s.renderLogin(w, r, http.StatusBadRequest, t, f["txn_id"], cookie, user, "Enter your Doris user name and password.")
 		return
 	}

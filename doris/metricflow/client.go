@@ -232,7 +232,7 @@ func decodeResponse(out []byte, id string) (json.RawMessage, error) {
 		}
 		reason := ReasonRequestFailed
 		var fields map[string]json.RawMessage
-		if json.Unmarshal(env["error"], &fields) == nil && json.Unmarshal(fields["reason_code"], &e.ReasonCode) == nil && reasonRE.MatchString(e.ReasonCode) {
+		if json.Unmarshal(env["error"], &fields) == nil && json.Unmarshal(fields["reason_code"], &e.ReasonCode) == nil && reasonRE().MatchString(e.ReasonCode) {
 			reason = e.ReasonCode
 		}
 		return nil, &Error{Reason: reason, FromProvider: reason != ReasonRequestFailed,

@@ -3,6 +3,7 @@ package metricflow
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Reason codes of the boundary.
@@ -21,7 +22,7 @@ const (
 )
 
 // reasonRE is the shape of a provider's own reason code.
-var reasonRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,127}$`)
+var reasonRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,127}$`) })
 
 // Error is a request the provider did not answer usefully. Reason is a
 // stable code; FromProvider marks a reason_code the provider itself sent

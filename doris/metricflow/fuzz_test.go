@@ -25,7 +25,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		data, err := decodeResponse(out, id)
 		if err != nil {
 			var me *Error
-			if !errors.As(err, &me) || !reasonRE.MatchString(me.Reason) {
+			if !errors.As(err, &me) || !reasonRE().MatchString(me.Reason) {
 				t.Fatalf("refusal without a reason code: %v", err)
 			}
 			return

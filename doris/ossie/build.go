@@ -6,18 +6,25 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 var (
-	nameRE      = regexp.MustCompile(namePattern)
-	componentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,127}$`)
-	sourceRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,2}$`)
-	columnRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	qualifiedRE = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\b`)
+	nameRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(namePattern) })
+	componentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,127}$`) })
+	sourceRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,2}$`)
+	})
+	columnRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	qualifiedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\b`)
+	})
 	// unsafeRE finds statement keywords that have no place in a scalar
 	// expression. FROM is allowed: EXTRACT(YEAR FROM d) and TRIM(... FROM
 	// s) are scalar; a subquery needs SELECT, which is refused.
-	unsafeRE = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])(?:select|insert|update|delete|merge|create|alter|drop|truncate|grant|revoke|union|outfile|dumpfile)(?:$|[^A-Za-z0-9_])`)
+	unsafeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_])(?:select|insert|update|delete|merge|create|alter|drop|truncate|grant|revoke|union|outfile|dumpfile)(?:$|[^A-Za-z0-9_])`)
+	})
 )
 
 // maxDatasets bounds the datasets of one model: each costs a metadata
@@ -112,7 +119,7 @@ func (b *builder) model(raw map[string]any) (*Model, error) {
 		return nil, b.fail(ReasonModelInvalid, "a semantic_model entry is not an object")
 	}
 	m := &Model{Name: str(raw, "name"), Description: strings.TrimSpace(str(raw, "description"))}
-	if !nameRE.MatchString(m.Name) {
+	if !nameRE().MatchString(m.Name) {
 		return nil, b.fail(ReasonModelInvalid, "semantic model name %q is not a name (%s)", clip(m.Name), namePattern)
 	}
 	var err error
@@ -166,10 +173,10 @@ func (b *builder) model(raw map[string]any) (*Model, error) {
 
 func (b *builder) dataset(raw map[string]any) (*Dataset, error) {
 	d := &Dataset{Name: str(raw, "name"), Source: str(raw, "source"), Description: strings.TrimSpace(str(raw, "description"))}
-	if !componentRE.MatchString(d.Name) {
+	if !componentRE().MatchString(d.Name) {
 		return nil, b.fail(ReasonModelInvalid, "dataset name %q is not a name (letters, digits, _ and -)", clip(d.Name))
 	}
-	if !sourceRE.MatchString(d.Source) {
+	if !sourceRE().MatchString(d.Source) {
 		return nil, b.fail(ReasonQuerySource, "dataset %q: source must name a table (a.b.c), not a query", d.Name)
 	}
 	var err error
@@ -213,7 +220,7 @@ func (b *builder) dataset(raw map[string]any) (*Dataset, error) {
 func (b *builder) field(raw map[string]any, dataset string) (*Field, error) {
 	f := &Field{Name: str(raw, "name"), Label: strings.TrimSpace(str(raw, "label")),
 		Description: strings.TrimSpace(str(raw, "description")), Datatype: str(raw, "datatype")}
-	if !componentRE.MatchString(f.Name) {
+	if !componentRE().MatchString(f.Name) {
 		return nil, b.fail(ReasonModelInvalid, "dataset %q: field name %q is not a name (letters, digits, _ and -)", dataset, clip(f.Name))
 	}
 	var err error
@@ -225,7 +232,7 @@ func (b *builder) field(raw map[string]any, dataset string) (*Field, error) {
 			return nil, b.fail(ReasonDependency, "field %s.%s refers to another dataset (%s)", dataset, f.Name, ref)
 		}
 	}
-	if c := ANSI(f.Expressions); columnRE.MatchString(c) {
+	if c := ANSI(f.Expressions); columnRE().MatchString(c) {
 		f.Column = c
 	}
 	f.IsTime = slices.Contains(temporal, f.Datatype)
@@ -244,7 +251,7 @@ func (b *builder) field(raw map[string]any, dataset string) (*Field, error) {
 // set) and resolves its dataset.field references.
 func (b *builder) metric(raw map[string]any, m *Model, d *Dataset) (*Metric, error) {
 	x := &Metric{Name: str(raw, "name"), Description: strings.TrimSpace(str(raw, "description")), Datatype: str(raw, "datatype")}
-	if !nameRE.MatchString(x.Name) {
+	if !nameRE().MatchString(x.Name) {
 		return nil, b.fail(ReasonModelInvalid, "metric name %q is not a name (%s)", clip(x.Name), namePattern)
 	}
 	var err error
@@ -280,7 +287,7 @@ func (b *builder) metric(raw map[string]any, m *Model, d *Dataset) (*Metric, err
 func (b *builder) relationship(raw map[string]any, m *Model) (*Relationship, error) {
 	r := &Relationship{Name: str(raw, "name"), From: str(raw, "from"), To: str(raw, "to"),
 		FromColumns: strs(raw, "from_columns"), ToColumns: strs(raw, "to_columns")}
-	if !nameRE.MatchString(r.Name) {
+	if !nameRE().MatchString(r.Name) {
 		return nil, b.fail(ReasonModelInvalid, "relationship name %q is not a name (%s)", clip(r.Name), namePattern)
 	}
 	find := func(name string) *Dataset {
@@ -323,7 +330,7 @@ func (b *builder) expressions(raw any, what string) ([]Expression, error) {
 		if e.Text == "" {
 			return nil, b.fail(ReasonModelInvalid, "%s: the %s expression is empty", what, e.Dialect)
 		}
-		if unsafeRE.MatchString(e.Text) || strings.ContainsAny(e.Text, ";") || strings.Contains(e.Text, "--") ||
+		if unsafeRE().MatchString(e.Text) || strings.ContainsAny(e.Text, ";") || strings.Contains(e.Text, "--") ||
 			strings.Contains(e.Text, "/*") || strings.Contains(e.Text, "*/") {
 			return nil, b.fail(ReasonExpressionUnsafe, "%s: the %s expression is not a scalar expression (statement keywords, ; and comments are refused)", what, e.Dialect)
 		}
@@ -375,7 +382,7 @@ func qualified(exprs []Expression) []FieldRef {
 	}
 	text = stripLiterals(text)
 	var out []FieldRef
-	for _, m := range qualifiedRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range qualifiedRE().FindAllStringSubmatch(text, -1) {
 		r := FieldRef{m[1], m[2]}
 		if !slices.Contains(out, r) {
 			out = append(out, r)

@@ -67,11 +67,11 @@ func FuzzLoadModel(f *testing.F) {
 				check(t, err)
 				continue
 			}
-			if !nameRE.MatchString(m.Name) || len(m.Revision) != 16 {
+			if !nameRE().MatchString(m.Name) || len(m.Revision) != 16 {
 				t.Fatalf("model %q revision %q", m.Name, m.Revision)
 			}
 			for _, d := range m.Datasets {
-				if !componentRE.MatchString(d.Name) || d.Binding.Object != "t" {
+				if !componentRE().MatchString(d.Name) || d.Binding.Object != "t" {
 					t.Fatalf("dataset %q binding %+v", d.Name, d.Binding)
 				}
 				for _, fl := range d.Fields {

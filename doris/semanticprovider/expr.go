@@ -3,6 +3,7 @@ package semanticprovider
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
@@ -82,7 +83,7 @@ var operators = map[string]bool{
 	"=": true, "!=": true, "<>": true, "<": true, ">": true, "<=": true, ">=": true, "<=>": true,
 }
 
-var reNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var reNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 // parseExpr parses text in mode. names, in modeMetrics, is the set of
 // input names a bare word may be. The reason of a refusal is reason.
@@ -164,7 +165,7 @@ func (e *sqlExpr) scan(seg string, mode exprMode, names map[string]bool, reason 
 		case guard.TokWord:
 			up := strings.ToUpper(t.Text)
 			switch {
-			case nextIsParen && reFuncName.MatchString(t.Text):
+			case nextIsParen && reFuncName().MatchString(t.Text):
 				e.parts = append(e.parts, part{kind: partFunc, text: up})
 			case keywords[up]:
 				e.parts = append(e.parts, part{kind: partKeyword, text: up})
@@ -193,7 +194,7 @@ func (e *sqlExpr) scan(seg string, mode exprMode, names map[string]bool, reason 
 			}
 			e.parts = append(e.parts, part{kind: partString, text: v})
 		case guard.TokNumber:
-			if !reNumber.MatchString(t.Text) {
+			if !reNumber().MatchString(t.Text) {
 				return fail(reason, "numbers must be plain decimals")
 			}
 			e.parts = append(e.parts, part{kind: partNumber, text: t.Text})

@@ -128,7 +128,7 @@ func buildIndex(m *Manifest) (*index, *Error) {
 	}
 	for i := range m.Metrics {
 		mt := &m.Metrics[i]
-		if !reName.MatchString(mt.Name) {
+		if !reName().MatchString(mt.Name) {
 			return nil, invalid("metric name %s is not a valid name", mt.Name)
 		}
 		if _, dup := ix.metrics[mt.Name]; dup {
@@ -149,7 +149,7 @@ func buildIndex(m *Manifest) (*index, *Error) {
 	}
 	for i := range m.SavedQueries {
 		sq := &m.SavedQueries[i]
-		if !reName.MatchString(sq.Name) {
+		if !reName().MatchString(sq.Name) {
 			return nil, invalid("saved query name %s is not a valid name", sq.Name)
 		}
 		if _, dup := ix.saved[sq.Name]; dup {
@@ -166,7 +166,7 @@ func buildIndex(m *Manifest) (*index, *Error) {
 }
 
 func (ix *index) addModel(sm *SemanticModel) (*model, *Error) {
-	if !reName.MatchString(sm.Name) {
+	if !reName().MatchString(sm.Name) {
 		return nil, invalid("semantic model name %s is not a valid name", sm.Name)
 	}
 	if _, dup := ix.modelByName[sm.Name]; dup {
@@ -274,7 +274,7 @@ func (ix *index) addModel(sm *SemanticModel) (*model, *Error) {
 	}
 	for i := range sm.Measures {
 		ms := &sm.Measures[i]
-		if !reName.MatchString(ms.Name) {
+		if !reName().MatchString(ms.Name) {
 			return nil, invalid("measure name %s is not a valid name", ms.Name)
 		}
 		if ix.measures[ms.Name] != nil {

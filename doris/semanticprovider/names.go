@@ -3,6 +3,7 @@ package semanticprovider
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // metricTime is the virtual time dimension that stands for each measure's
@@ -14,15 +15,15 @@ const metricTime = "metric_time"
 const maxHops = 2
 
 var (
-	reName     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	reQName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	reFuncName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	reName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`) })
+	reQName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	reFuncName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
 )
 
 // validElementName reports whether s can name an entity or dimension in the
 // double-underscore scheme: a plain name without "__" in it.
 func validElementName(s string) bool {
-	return reName.MatchString(s) && !strings.Contains(s, "__")
+	return reName().MatchString(s) && !strings.Contains(s, "__")
 }
 
 // refKind is what a reference names.
@@ -63,7 +64,7 @@ func (r ref) dunder() string {
 // as in MetricFlow; a date part (extract_year) is refused.
 func parseDunder(s string, kind refKind) (ref, *Error) {
 	r := ref{kind: kind, text: s}
-	if !reQName.MatchString(s) || len(s) > 256 {
+	if !reQName().MatchString(s) || len(s) > 256 {
 		return r, fail(ReasonGroupByInvalid, "not a valid element name")
 	}
 	parts := strings.Split(s, "__")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 )
 
 // ProtocolVersion is the sidecar protocol the provider speaks.
@@ -26,7 +27,7 @@ const (
 
 var requestLimits = jsonLimits{maxDepth: 16, maxString: 64 << 10, maxValues: 20000}
 
-var reRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+var reRequestID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`) })
 
 // envelope is a protocol request.
 type envelope struct {
@@ -81,7 +82,7 @@ func (p *Provider) Handle(ctx context.Context, data []byte, diag io.Writer) []by
 	if msg := decodeStrict(data, &env); msg != "" {
 		return p.refuse(salvageID(data), fail(ReasonRequestInvalid, msg), diag)
 	}
-	if !reRequestID.MatchString(env.RequestID) {
+	if !reRequestID().MatchString(env.RequestID) {
 		return p.refuse("", fail(ReasonRequestInvalid, "request_id must be 1 to 128 of A-Z a-z 0-9 . _ : -"), diag)
 	}
 	if env.ProtocolVersion != ProtocolVersion {
@@ -154,7 +155,7 @@ func salvageID(data []byte) string {
 			}
 		}
 	}
-	if n != 1 || !reRequestID.MatchString(id) {
+	if n != 1 || !reRequestID().MatchString(id) {
 		return ""
 	}
 	return id

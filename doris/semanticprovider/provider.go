@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Source is one manifest served under a model ref.
@@ -29,10 +30,10 @@ type Provider struct {
 }
 
 // reModelRef is the model_ref pattern of the server's input schemas.
-var reModelRef = regexp.MustCompile(`^[A-Za-z0-9_.:/@-]+(?:\+[A-Za-z0-9_.-]+)*$`)
+var reModelRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:/@-]+(?:\+[A-Za-z0-9_.-]+)*$`) })
 
 // ValidModelRef reports whether s is a model ref the server accepts.
-func ValidModelRef(s string) bool { return len(s) >= 1 && len(s) <= 192 && reModelRef.MatchString(s) }
+func ValidModelRef(s string) bool { return len(s) >= 1 && len(s) <= 192 && reModelRef().MatchString(s) }
 
 // ParseSource reads a --manifest value, "REF=PATH" or "PATH" (text before
 // the first "=" is a ref when it is a valid model ref that does not start
@@ -51,7 +52,7 @@ func ParseSource(v string) (Source, error) {
 		ref = defaultRef(path)
 	}
 	if !ValidModelRef(ref) {
-		return Source{}, errors.New("model ref " + ref + " does not match " + reModelRef.String() + "; give one as --manifest REF=PATH")
+		return Source{}, errors.New("model ref " + ref + " does not match " + reModelRef().String() + "; give one as --manifest REF=PATH")
 	}
 	return Source{Ref: ref, Path: path}, nil
 }
