@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
@@ -17,6 +18,12 @@ func ceilingsByChild(cs []doris.Ceiling) map[string][]doris.Ceiling {
 	return m
 }
 
+// boundedInteger matches a bounded integer property of a compact schema:
+// its name, minimum, maximum and optional default.
+var boundedInteger = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"([^"\\]+)":\{"type":"integer","minimum":(-?\d+),"maximum":(\d+)(,"default":(\d+))?`)
+})
+
 // applyCeiling lowers the "maximum" (and a "default" above it) of the
 // integer property c.Argument of a compact input schema to c.Max, so that
 // discovery states the bound this deployment enforces. The contract table
@@ -25,13 +32,18 @@ func ceilingsByChild(cs []doris.Ceiling) map[string][]doris.Ceiling {
 // on anything else is a defect of the ceiling list, reported as an error.
 // A ceiling above the contract's own maximum changes nothing.
 func applyCeiling(schema []byte, c doris.Ceiling) ([]byte, error) {
-	re := regexp.MustCompile(`"` + regexp.QuoteMeta(c.Argument) + `":\{"type":"integer","minimum":(-?\d+),"maximum":(\d+)(,"default":(\d+))?`)
-	loc := re.FindSubmatchIndex(schema)
+	var loc []int
+	for _, m := range boundedInteger().FindAllSubmatchIndex(schema, -1) {
+		if string(schema[m[2]:m[3]]) != c.Argument {
+			continue
+		}
+		if loc != nil {
+			return nil, fmt.Errorf("ceiling on %s: property %q appears more than once", c.Child, c.Argument)
+		}
+		loc = m[2:] // the offsets below count from the first group
+	}
 	if loc == nil {
 		return nil, fmt.Errorf("ceiling on %s: no bounded integer property %q", c.Child, c.Argument)
-	}
-	if re.FindSubmatchIndex(schema[loc[1]:]) != nil {
-		return nil, fmt.Errorf("ceiling on %s: property %q appears more than once", c.Child, c.Argument)
 	}
 	minimum, _ := strconv.Atoi(string(schema[loc[2]:loc[3]]))
 	maximum, _ := strconv.Atoi(string(schema[loc[4]:loc[5]]))

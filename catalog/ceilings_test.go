@@ -30,7 +30,7 @@ func TestEveryDeploymentCeilingIsStated(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, cc := range cd.children {
-					if err := cc.compiled(); err != nil {
+					if err := cc.rendered(); err != nil {
 						t.Fatal(err)
 					}
 					for _, c := range cc.ceilings {

@@ -44,15 +44,22 @@ type compiledChild struct {
 	variants []variantRanges
 	probes   []string // every probe the child or any variant needs
 
-	once sync.Once
-	err  error
-	// Set by once:
-	input         *schema.Schema  // validates arguments
-	output        *schema.Schema  // validates results
+	// Each form is built on first use: a list or a manifest needs the JSON
+	// forms of a domain's children, a call needs the input validator of
+	// one child, and only MCP_VALIDATE_RESULTS needs output validators.
+	renderOnce    sync.Once
+	renderErr     error
 	inputJSON     json.RawMessage // full input schema, compact
 	outputJSON    json.RawMessage // child result schema, compact
 	manifestInput json.RawMessage // input schema as a manifest shows it
 	support       json.RawMessage // version_support
+
+	inputOnce  sync.Once
+	input      *schema.Schema // validates arguments
+	inputErr   error
+	outputOnce sync.Once
+	output     *schema.Schema // validates results
+	outputErr  error
 }
 
 type variantRanges struct {
@@ -132,34 +139,56 @@ func newChild(domain string, ch *Child) (*compiledChild, error) {
 	return cc, nil
 }
 
-// compiled compiles the child's schemas, once. A failure is a defect of
-// the contract table, which the table tests catch before a build ships.
-func (cc *compiledChild) compiled() error {
-	cc.once.Do(func() { cc.err = cc.compile() })
-	return cc.err
+// rendered builds the child's schemas as JSON (ceilings applied), once.
+// A failure is a defect of the contract table, which the table tests
+// catch before a build ships.
+func (cc *compiledChild) rendered() error {
+	cc.renderOnce.Do(func() { cc.renderErr = cc.render() })
+	return cc.renderErr
 }
 
-func (cc *compiledChild) compile() error {
+// inputSchema is the compiled validator of the child's arguments.
+func (cc *compiledChild) inputSchema() (*schema.Schema, error) {
+	cc.inputOnce.Do(func() {
+		if cc.inputErr = cc.rendered(); cc.inputErr != nil {
+			return
+		}
+		if cc.input, cc.inputErr = schema.Compile(cc.inputJSON); cc.inputErr != nil {
+			cc.inputErr = cc.schemaError("input", cc.inputErr)
+		}
+	})
+	return cc.input, cc.inputErr
+}
+
+// outputSchema is the compiled validator of the child's results.
+func (cc *compiledChild) outputSchema() (*schema.Schema, error) {
+	cc.outputOnce.Do(func() {
+		if cc.outputErr = cc.rendered(); cc.outputErr != nil {
+			return
+		}
+		if cc.output, cc.outputErr = schema.Compile(cc.outputJSON); cc.outputErr != nil {
+			cc.outputErr = cc.schemaError("output", cc.outputErr)
+		}
+	})
+	return cc.output, cc.outputErr
+}
+
+func (cc *compiledChild) schemaError(what string, err error) error {
+	return fmt.Errorf("catalog: %s.%s %s schema: %w", cc.domain, cc.Name, what, err)
+}
+
+func (cc *compiledChild) render() error {
 	var err error
-	fail := func(what string, err error) error {
-		return fmt.Errorf("catalog: %s.%s %s schema: %w", cc.domain, cc.Name, what, err)
-	}
 	if cc.inputJSON, err = compactJSON(cc.Input); err != nil {
-		return fail("input", err)
+		return cc.schemaError("input", err)
 	}
 	for _, c := range cc.ceilings {
 		if cc.inputJSON, err = applyCeiling(cc.inputJSON, c); err != nil {
-			return fail("input", err)
+			return cc.schemaError("input", err)
 		}
 	}
-	if cc.input, err = schema.Compile(cc.inputJSON); err != nil {
-		return fail("input", err)
-	}
 	if cc.outputJSON, err = compactJSON(childResultSchema(cc.Family, cc.Data)); err != nil {
-		return fail("output", err)
-	}
-	if cc.output, err = schema.Compile(cc.outputJSON); err != nil {
-		return fail("output", err)
+		return cc.schemaError("output", err)
 	}
 	cc.manifestInput = compactForManifest(cc.inputJSON)
 	var supported []string
@@ -179,7 +208,10 @@ func (cc *compiledChild) compile() error {
 // table is literal, so the tests run this for every child; a start does
 // not pay for it.
 func (cc *compiledChild) checkBudgets() error {
-	if err := cc.compiled(); err != nil {
+	if _, err := cc.inputSchema(); err != nil {
+		return err
+	}
+	if _, err := cc.outputSchema(); err != nil {
 		return err
 	}
 	if err := checkInputShape(cc.inputJSON); err != nil {

@@ -129,7 +129,8 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 		return x.fail(CodeToolNotFound, "no such child in this domain; call the domain with {} to discover its children", false,
 			errorDetails{Rediscover: true})
 	}
-	if err := ch.compiled(); err != nil {
+	input, err := ch.inputSchema()
+	if err != nil {
 		s.log.Error("contract schema does not compile", "child", d.Name+"."+child, "err", err)
 		return x.fail(CodeResultInvalid, "this child's contract is broken in this build", false, errorDetails{ReasonCode: "CONTRACT_INVALID"})
 	}
@@ -149,7 +150,7 @@ func (s *Surface) execChild(ctx context.Context, id auth.Identity, d *compiledDo
 		return x.fail(CodeCapabilityUnavailable, "this child is not implemented by this build", false,
 			errorDetails{Rediscover: true, ReasonCode: "HANDLER_NOT_BOUND"})
 	}
-	if v := ch.input.Validate(args, argumentLimits, maxViolations); len(v) > 0 {
+	if v := input.Validate(args, argumentLimits, maxViolations); len(v) > 0 {
 		return x.fail(CodeArgumentsInvalid, "the arguments do not match the child's input schema: "+v[0].Message, false,
 			errorDetails{Violations: v})
 	}
@@ -205,7 +206,12 @@ func (x *execution) result(ch *compiledChild, manifestVersion, variant string, r
 	// production only when MCP_VALIDATE_RESULTS asks for it): a result is
 	// the server's own output, not a boundary.
 	if x.s.cfg.ValidateResults {
-		if v := ch.output.Validate(data, schema.Limits{}, maxViolations); len(v) > 0 {
+		output, err := ch.outputSchema()
+		if err != nil {
+			x.s.log.Error("contract schema does not compile", "child", x.d.Name+"."+x.child, "err", err)
+			return x.fail(CodeResultInvalid, "this child's contract is broken in this build", false, errorDetails{ReasonCode: "CONTRACT_INVALID"})
+		}
+		if v := output.Validate(data, schema.Limits{}, maxViolations); len(v) > 0 {
 			x.s.log.Error("child result violates its output schema", "request_id", x.reqID, "child", x.d.Name+"."+x.child, "violations", v)
 			return x.fail(CodeResultInvalid, "the child produced a result that does not match its output schema", false,
 				errorDetails{Violations: v})

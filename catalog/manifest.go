@@ -125,7 +125,7 @@ func (s *Surface) buildManifest(ctx context.Context, id auth.Identity, d *compil
 	return s.manifest.get(key, func() *manifest {
 		m := &manifest{snap: snap, entries: make([]manifestEntry, 0, len(visible))}
 		for _, ch := range visible {
-			if err := ch.compiled(); err != nil {
+			if err := ch.rendered(); err != nil {
 				s.log.Error("contract schema does not compile", "child", d.Name+"."+ch.Name, "err", err)
 				continue
 			}

@@ -54,7 +54,7 @@ func (s *Surface) renderTools() ([]Tool, error) {
 			continue
 		}
 		for _, ch := range d.children {
-			if err := ch.compiled(); err != nil {
+			if err := ch.rendered(); err != nil {
 				return nil, err
 			}
 			var out bytes.Buffer
