@@ -12,7 +12,9 @@
 // memory idle and under c=64, and the cold start (process start to the
 // tools/list answer over stdio, and exit). It reports the same figures for
 // the raw go-sql-driver on the same path (client -> simulator -> MariaDB),
-// so the server's overhead is a ratio measured in one run.
+// so the server's overhead is a ratio measured in one run, and for the
+// transport floor (floor.go: net/http and the driver with no MCP work), so
+// the overhead splits into what HTTP costs and what the server adds.
 //
 // Numbers depend on the machine and what else runs on it: compare binaries
 // within one run, never against a threshold.
@@ -54,6 +56,10 @@ import (
 )
 
 func main() {
+	if os.Getenv(floorEnv) != "" {
+		fmt.Fprintln(os.Stderr, floorServer())
+		os.Exit(1)
+	}
 	bins := flag.String("bin", "", "server binaries to measure, name=path[@VAR=value...],... (default: build the working tree as \"head\")")
 	mode := flag.String("mode", "bench", "bench, load, soak or fault")
 	duration := flag.Duration("duration", 0, "length of each measured phase (bench: 10s), of the load (load: 60s), of the soak (soak: 10m); fault: how long each fault lasts (15s)")
@@ -97,6 +103,7 @@ type target struct {
 type results struct {
 	Machine string         `json:"machine"`
 	Raw     []phase        `json:"raw_driver"`
+	Floor   []phase        `json:"floor"` // net/http + go-sql-driver, no MCP work (floor.go)
 	Servers []serverResult `json:"servers"`
 }
 
@@ -165,6 +172,9 @@ func run(ctx context.Context, log *slog.Logger, bins, profile string, d, warm ti
 		}
 		res.Raw = append(res.Raw, p)
 	}
+	if res.Floor, err = measureFloor(ctx, simulator, d, warm); err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
 	for _, name := range order {
 		sr, err := measureServer(ctx, name, servers[name], simulator, d, warm, cold)
 		if err != nil {
@@ -225,6 +235,9 @@ func printTable(w io.Writer, r *results) {
 	for _, p := range r.Raw {
 		row("raw driver (client CPU)", p)
 	}
+	for _, p := range r.Floor {
+		row("floor: net/http + driver (server CPU)", p)
+	}
 	for _, s := range r.Servers {
 		for _, p := range s.Phases {
 			row(s.Name+" (server CPU)", p)
@@ -235,12 +248,15 @@ func printTable(w io.Writer, r *results) {
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, "%s: idle RSS %.1f MiB, RSS under c=64 %.1f MiB, cold start median %.1f ms, binary %.1f MB\n",
 			s.Name, s.IdleRSSMiB, s.LoadRSSMiB, s.ColdMs, float64(s.BinaryBytes)/1e6)
-		if len(r.Raw) > 0 {
-			for _, p := range s.Phases {
-				for _, q := range r.Raw {
-					if q.Concurrency == p.Concurrency {
-						fmt.Fprintf(w, "  c=%d: p50 %.3f ms over the raw driver, %.2fx its req/s\n", p.Concurrency, p.P50Ms-q.P50Ms, p.RPS/q.RPS)
-					}
+		for _, p := range s.Phases {
+			for _, q := range r.Raw {
+				if q.Concurrency == p.Concurrency {
+					fmt.Fprintf(w, "  c=%d: p50 %.3f ms over the raw driver, %.2fx its req/s\n", p.Concurrency, p.P50Ms-q.P50Ms, p.RPS/q.RPS)
+				}
+			}
+			for _, q := range r.Floor {
+				if q.Concurrency == p.Concurrency {
+					fmt.Fprintf(w, "  c=%d: p50 %.3f ms over the floor, CPU %.1f µs/call over it\n", p.Concurrency, p.P50Ms-q.P50Ms, p.CPUPerCallUs-q.CPUPerCallUs)
 				}
 			}
 		}
