@@ -151,12 +151,14 @@ func (r *Runtime) getRecentAuditLogs(ctx context.Context, c *Call) (*Result, err
 			break
 		}
 		shown, cut := sanitizeStatement(stmtText, maxAuditStmtChars)
+		trace := statementTrace(stmtText)
 		items = append(items, map[string]any{
 			"time": nullable(t, row, "time"), "query_id": nullable(t, row, "query_id"), "user": nullable(t, row, "user"),
 			"catalog": nullable(t, row, "catalog"), "database": nullable(t, row, "db"), "state": nullable(t, row, "state"),
 			"operation": operation, "error_code": atoiOrNil(t.get(row, "error_code")),
 			"query_time_ms": atoiOrNil(t.get(row, "query_time")), "scan_rows": atoiOrNil(t.get(row, "scan_rows")),
 			"return_rows": atoiOrNil(t.get(row, "return_rows")), "stmt": shown, "stmt_truncated": cut, "objects": orEmpty(objects),
+			"trace_id": strOrNil(trace, trace != ""),
 		})
 	}
 	truncated := more || (!postFilter && len(t.rows) > a.Limit) || (postFilter && t.truncated && len(items) < a.Limit)

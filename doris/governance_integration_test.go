@@ -53,9 +53,9 @@ func rootOpts(profile string) envOpts {
 
 // auditItem is one get_recent_audit_logs item.
 type auditItem struct {
-	Time, QueryID, User, Database, State, Operation, Stmt string
-	ScanRows, ReturnRows                                  int64
-	Objects                                               []string
+	Time, QueryID, User, Database, State, Operation, Stmt, TraceID string
+	ScanRows, ReturnRows                                           int64
+	Objects                                                        []string
 }
 
 func (a *auditItem) UnmarshalJSON(b []byte) error {
@@ -67,6 +67,7 @@ func (a *auditItem) UnmarshalJSON(b []byte) error {
 		State      string   `json:"state"`
 		Operation  string   `json:"operation"`
 		Stmt       string   `json:"stmt"`
+		TraceID    string   `json:"trace_id"`
 		ScanRows   int64    `json:"scan_rows"`
 		ReturnRows int64    `json:"return_rows"`
 		Objects    []string `json:"objects"`
@@ -74,7 +75,7 @@ func (a *auditItem) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	*a = auditItem{m.Time, m.QueryID, m.User, m.Database, m.State, m.Operation, m.Stmt, m.ScanRows, m.ReturnRows, m.Objects}
+	*a = auditItem{m.Time, m.QueryID, m.User, m.Database, m.State, m.Operation, m.Stmt, m.TraceID, m.ScanRows, m.ReturnRows, m.Objects}
 	return nil
 }
 
@@ -112,17 +113,22 @@ func TestGovernanceRecentAuditLogs(t *testing.T) {
 			if got == nil {
 				t.Fatalf("the query is not among %d items: %s", len(c.Items), ev.raw)
 			}
-			var qid, user, db, state string
+			var qid, user, db, state, stmt string
 			var scan, ret int64
 			// The statement reached Doris behind the call's trace comment
 			// (doris/trace.go), and the audit log keeps it as sent.
-			if err := e.rootDB().QueryRow("SELECT query_id, `user`, db, state, scan_rows, return_rows FROM __internal_schema.audit_log WHERE stmt LIKE ?",
+			if err := e.rootDB().QueryRow("SELECT query_id, `user`, db, state, scan_rows, return_rows, stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
 				"/*traceparent='00-%'*/ "+sqlText).
-				Scan(&qid, &user, &db, &state, &scan, &ret); err != nil {
+				Scan(&qid, &user, &db, &state, &scan, &ret, &stmt); err != nil {
 				t.Fatal(err)
 			}
 			if got.QueryID != qid || got.User != user || got.Database != db || got.State != state || got.ScanRows != scan || got.ReturnRows != ret {
 				t.Fatalf("item %+v, audit log %s %s %s %s %d %d", *got, qid, user, db, state, scan, ret)
+			}
+			// The item names the call that sent it: the 32 hex digits after
+			// "/*traceparent='00-" in the stored statement.
+			if want := stmt[len("/*traceparent='00-"):][:32]; got.TraceID != want {
+				t.Fatalf("trace_id %q, want %q from the audit log's %q", got.TraceID, want, stmt)
 			}
 			if scan == 0 || ret != 1 || !strings.Contains(got.Stmt, "'***'") || strings.Contains(got.Stmt, "paid") {
 				t.Fatalf("scan %d, return %d, stmt %q", scan, ret, got.Stmt)

@@ -67,6 +67,7 @@ func (r *Runtime) listSlowQueries(ctx context.Context, c *Call) (*Result, error)
 			break
 		}
 		stmtText, cut := capChars(MaskLiterals(t.get(row, "stmt")), maxStmtChars)
+		trace := statementTrace(t.get(row, "stmt"))
 		items = append(items, map[string]any{
 			"query_id": t.get(row, "query_id"), "time": nullable(t, row, "time"), "user": nullable(t, row, "user"),
 			"catalog": nullable(t, row, "catalog"), "db": nullable(t, row, "db"), "state": nullable(t, row, "state"),
@@ -74,7 +75,7 @@ func (r *Runtime) listSlowQueries(ctx context.Context, c *Call) (*Result, error)
 			"scan_bytes": atoiOrNil(t.get(row, "scan_bytes")), "scan_rows": atoiOrNil(t.get(row, "scan_rows")),
 			"return_rows": atoiOrNil(t.get(row, "return_rows")), "peak_memory_bytes": atoiOrNil(t.get(row, "peak_memory_bytes")),
 			"sql_hash": nullable(t, row, "sql_hash"), "sql_digest": nullable(t, row, "sql_digest"),
-			"stmt": stmtText, "stmt_truncated": cut,
+			"stmt": stmtText, "stmt_truncated": cut, "trace_id": strOrNil(trace, trace != ""),
 		})
 	}
 	truncated := len(t.rows) > a.Limit || t.truncated

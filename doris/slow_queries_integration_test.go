@@ -138,3 +138,60 @@ func TestSlowQueriesWindowMinutes(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowQueriesNameTheirCall: a statement sent through execute_query is
+// listed with the trace id of the call that sent it, as the audit log
+// stored it behind the call's traceparent comment; a statement sent
+// without one is listed with trace_id null.
+func TestSlowQueriesNameTheirCall(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	marker := "slow_marker_" + uniq(t)
+	e.query(map[string]any{"sql": "SELECT 1 AS " + marker})
+	if _, err := e.rootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+		"query_time, is_query, stmt) VALUES ('untraced0001-0000000000000000', NOW(3), ?, 'internal', 'demo', 'EOF', 987654, 1, ?)",
+		mariadb.ReaderUser, "SELECT 2 AS "+marker); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE query_id = 'untraced0001-0000000000000000'")
+	})
+	e.syncAudit()
+	var stored string
+	if err := e.rootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?", "/*traceparent='00-%'*/ SELECT 1 AS "+marker).
+		Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	want := stored[len("/*traceparent='00-"):][:32]
+	// Both made the slowest of the window, so that the shared audit log's
+	// other statements cannot crowd them out of the page.
+	if _, err := e.rootDB().Exec("UPDATE __internal_schema.audit_log SET query_time = 987654 WHERE stmt = ?", stored); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE stmt = ?", stored) })
+	var c struct {
+		Items []struct {
+			Stmt    string  `json:"stmt"`
+			TraceID *string `json:"trace_id"`
+		} `json:"items"`
+	}
+	e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser, "min_duration_ms": 987654,
+		"limit": 100}).decode(t, &c)
+	seen := 0
+	for _, it := range c.Items {
+		switch {
+		case strings.Contains(it.Stmt, "SELECT 1 AS "+marker):
+			seen++
+			if it.TraceID == nil || *it.TraceID != want {
+				t.Errorf("the traced statement's trace_id is %v, want %s", it.TraceID, want)
+			}
+		case strings.Contains(it.Stmt, "SELECT 2 AS "+marker):
+			seen++
+			if it.TraceID != nil {
+				t.Errorf("the untraced statement's trace_id is %q, want null", *it.TraceID)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("found %d of the 2 statements among %d items", seen, len(c.Items))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 )
 
 // Trace ids: one W3C trace context per MCP call, carried into Doris on
@@ -131,6 +132,26 @@ func traced(ctx context.Context, query string) string {
 		return query
 	}
 	return "/*traceparent='00-" + t.ID + "-" + t.Span + "-" + t.Flags + "'*/ " + query
+}
+
+// statementTrace is the trace id in the /*traceparent='...'*/ comment that
+// leads stmt (traced puts one on every statement this server sends), or
+// "" when stmt has none or it is malformed. Read from an audit log, it
+// names the MCP call that sent the statement.
+func statementTrace(stmt string) string {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(stmt, " \t\r\n"), "/*traceparent='")
+	if !ok {
+		return ""
+	}
+	value, _, ok := strings.Cut(rest, "'*/")
+	if !ok {
+		return ""
+	}
+	t, ok := ParseTraceparent(value)
+	if !ok {
+		return ""
+	}
+	return t.ID
 }
 
 // traceComment is the comment that leads the statements sent under ctx
