@@ -104,9 +104,13 @@ func (a *asyncLog) enqueue(qr queuedRecord) bool {
 		a.pending = append(a.pending, qr)
 	}
 	first := ok && len(a.pending) == 1
+	filling := ok && len(a.pending) == logQueue/2
 	a.mu.Unlock()
 	if first {
 		notify(a.wake)
+	}
+	if filling {
+		notify(a.hurry) // a burst: write now rather than drop at the end of the linger
 	}
 	return ok
 }

@@ -141,7 +141,10 @@ func newChild(domain string, ch *Child) (*compiledChild, error) {
 
 // rendered builds the child's schemas as JSON (ceilings applied), once.
 // A failure is a defect of the contract table, which the table tests
-// catch before a build ships.
+// catch before a build ships. Rendering does not compile the validators:
+// a schema that renders but does not compile would be listed, and every
+// call of its child would answer CONTRACT_INVALID; the table tests
+// (checkBudgets, the ceilings test) compile every one of them.
 func (cc *compiledChild) rendered() error {
 	cc.renderOnce.Do(func() { cc.renderErr = cc.render() })
 	return cc.renderErr

@@ -46,7 +46,7 @@ func floorServer() error {
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxIdleConns(64)
-	selectOne := []byte("SELECT 1")
+	selectOneSQL := []byte("SELECT 1")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ready", func(http.ResponseWriter, *http.Request) {})
 	mux.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +54,7 @@ func floorServer() error {
 		if err != nil {
 			return
 		}
-		if bytes.Contains(in, selectOne) {
+		if bytes.Contains(in, selectOneSQL) {
 			var n int
 			if err := db.QueryRowContext(context.Background(), "SELECT 1").Scan(&n); err != nil {
 				http.Error(w, "query failed", http.StatusBadGateway)
