@@ -18,7 +18,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
 
-var profiles = []string{"2.1", "3.0", "4.0"}
+var profiles = []string{"2.1", "3.0", "4.0", "4.1"}
 
 // The tests below run with the simulator's audit writer off (noAudit):
 // they need no audit trail, and the statements they run (some of them
@@ -86,7 +86,7 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 					}
 				}
 				variant := m.availability(t, "get_compaction_status").Availability.ActiveVariant
-				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p == "4.0"]; variant != want {
+				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p >= "4.0"]; variant != want {
 					t.Errorf("get_compaction_status variant %s, want %s", variant, want)
 				}
 			})
@@ -147,7 +147,7 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				if task["task_type"] != "query" || task["state"] != "RUNNING" || task["database"] != "demo" {
 					t.Fatalf("task %v, want a RUNNING query in demo", task)
 				}
-				if tc.source != "information_schema.active_queries" || p == "4.0" {
+				if tc.source != "information_schema.active_queries" || p >= "4.0" {
 					if task["user"] != mariadb.WriterUser {
 						t.Fatalf("task user %v, want %s", task["user"], mariadb.WriterUser)
 					}
@@ -279,7 +279,7 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true}))
 			props := map[string]string{"max_concurrency": "7", "max_queue_size": "3", "queue_timeout": "4000"}
-			if p == "4.0" {
+			if p >= "4.0" {
 				props["max_cpu_percent"], props["min_memory_percent"] = "60%", "10%"
 			} else {
 				props["cpu_share"], props["memory_limit"] = "640", "15%"
@@ -372,7 +372,7 @@ func TestCompactionFollowsWrites(t *testing.T) {
 				Tasks   []map[string]any `json:"tasks"`
 				Summary map[string]any   `json:"summary"`
 			}
-			if p != "4.0" {
+			if p < "4.0" {
 				cd := e.ok("doris_cluster", "get_compaction_status", map[string]any{"table": tbl}).decode(t, &got)
 				if got.Source != "metrics_summary" || got.Tasks != nil || len(cd.Warnings) == 0 {
 					t.Fatalf("%s: %+v %v, want the metrics summary and a warning about the filter", p, got, cd.Warnings)
