@@ -201,3 +201,53 @@ func TestListPythonUDFs41(t *testing.T) {
 		})
 	}
 }
+
+// TestTableStorageV3Variant41: on 4.1 analyze_table_storage runs
+// storage_v3_variant and reports storage format V3 exactly for the table
+// the test created with "storage_format" = "V3"; on 4.0 the same table
+// shows its format but no V3 verdict.
+func TestTableStorageV3Variant41(t *testing.T) {
+	for _, tc := range []struct {
+		profile, variant string
+		verdict          bool
+	}{
+		{"4.1", "storage_v3_variant", true},
+		{"4.0", "base_storage", false},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			e := newEnv(t, rootOpts(tc.profile))
+			if v := e.discover("doris_governance").availability(t, "analyze_table_storage").Availability.ActiveVariant; v != tc.variant {
+				t.Fatalf("active variant %s, want %s", v, tc.variant)
+			}
+			w := e.writer()
+			for _, c := range []struct {
+				suffix, props, format string
+				v3                    bool
+			}{
+				{"v3", `, "storage_format" = "V3"`, "V3", true},
+				{"v2", "", "V2", false},
+			} {
+				tbl := fmt.Sprintf("st_%s_%s_%s", strings.ReplaceAll(tc.profile, ".", ""), c.suffix, uniq(t))
+				e.exec(w, "CREATE TABLE demo."+tbl+` (id BIGINT NOT NULL, payload VARIANT NULL) DUPLICATE KEY(id)
+					DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES ("replication_num" = "1"`+c.props+")")
+				t.Cleanup(func() { w.Exec("DROP TABLE IF EXISTS demo." + tbl) })
+				var got struct {
+					StorageFormat   *string        `json:"storage_format"`
+					StorageFormatV3 *bool          `json:"storage_format_v3"`
+					VariantStorage  map[string]any `json:"variant_storage"`
+				}
+				ev := e.ok("doris_governance", "analyze_table_storage", map[string]any{"database": "demo", "table": tbl})
+				ev.decode(t, &got)
+				if got.StorageFormat == nil || *got.StorageFormat != c.format {
+					t.Errorf("%s: storage_format %v, want %s", c.suffix, got.StorageFormat, c.format)
+				}
+				switch {
+				case !tc.verdict && (got.StorageFormatV3 != nil || got.VariantStorage != nil):
+					t.Errorf("%s: a V3 verdict on %s: %s", c.suffix, tc.profile, ev.raw)
+				case tc.verdict && (got.StorageFormatV3 == nil || *got.StorageFormatV3 != c.v3):
+					t.Errorf("%s: storage_format_v3 %v, want %v (%s)", c.suffix, got.StorageFormatV3, c.v3, ev.raw)
+				}
+			}
+		})
+	}
+}
