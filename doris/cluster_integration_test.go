@@ -89,6 +89,18 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p >= "4.0"]; variant != want {
 					t.Errorf("get_compaction_status variant %s, want %s", variant, want)
 				}
+				// The 4.1 variants (4.1.4 here); 4.0.7 keeps the 4.0.7 ones.
+				for child, want := range map[string]map[string]string{
+					"list_active_tasks":      {"4.0": "legacy_task_views", "4.1": "unified_task_progress"},
+					"get_cache_status":       {"4.0": "file_cache_queue_metrics", "4.1": "advanced_cache_types"},
+					"get_monitoring_metrics": {"4.0": "observability_4_0_7", "4.1": "base_metrics"},
+				} {
+					if w, ok := want[p]; ok {
+						if got := m.availability(t, child).Availability.ActiveVariant; got != w {
+							t.Errorf("%s variant %s, want %s", child, got, w)
+						}
+					}
+				}
 			})
 		}
 	}

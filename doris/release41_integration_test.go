@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
 
 // lifecycleResult decodes inspect_lakehouse_table's 4.1 additions.
@@ -247,6 +250,51 @@ func TestTableStorageV3Variant41(t *testing.T) {
 				case tc.verdict && (got.StorageFormatV3 == nil || *got.StorageFormatV3 != c.v3):
 					t.Errorf("%s: storage_format_v3 %v, want %v (%s)", c.suffix, got.StorageFormatV3, c.v3, ev.raw)
 				}
+			}
+		})
+	}
+}
+
+// TestMTMVComputeGroup41: in cloud mode from 4.1.2, an async materialized
+// view declared with a compute_group property (MTMV.mvProperties, Doris PR
+// 67010 on branch-4.1) is reported with that group (mtmv_compute_group); on
+// 4.1.1 the variant is not selected and no group is reported.
+func TestMTMVComputeGroup41(t *testing.T) {
+	for _, tc := range []struct {
+		profile, variant string
+		group            bool
+	}{
+		{"4.1", "mtmv_compute_group", true},
+		{"4.1.1", "materialized_view_metadata", false},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			e := newEnv(t, envOpts{profile: tc.profile, user: mariadb.WriterUser, password: mariadb.WriterPassword,
+				deployment: sim.DeploymentCloud})
+			if v := e.discover("doris_pipeline").availability(t, "get_materialized_view_status").Availability.ActiveVariant; v != tc.variant {
+				t.Fatalf("active variant %s, want %s", v, tc.variant)
+			}
+			table := pipeTable(t, e, "mvcg", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL")
+			mv := "mv_" + table
+			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+				"INSERT INTO "+table+" VALUES (1, 'a'), (2, 'b')",
+				"CREATE MATERIALIZED VIEW "+mv+` BUILD IMMEDIATE REFRESH AUTO ON MANUAL PROPERTIES ("compute_group" = "etl_cg") `+
+					"AS SELECT grp, COUNT(*) AS n FROM "+table+" GROUP BY grp")
+			var got struct {
+				Items []struct {
+					Name         string  `json:"name"`
+					ComputeGroup *string `json:"compute_group"`
+				} `json:"items"`
+			}
+			ev := e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{"database": "demo", "view": mv})
+			ev.decode(t, &got)
+			if len(got.Items) != 1 || got.Items[0].Name != mv {
+				t.Fatalf("items %s, want %s", ev.raw, mv)
+			}
+			switch g := got.Items[0].ComputeGroup; {
+			case tc.group && (g == nil || *g != "etl_cg"):
+				t.Errorf("compute group %v, want etl_cg", g)
+			case !tc.group && g != nil:
+				t.Errorf("compute group %q on %s", *g, tc.profile)
 			}
 		})
 	}
