@@ -27,6 +27,7 @@ func TestCapabilitiesPerProfile(t *testing.T) {
 		{"2.1", "2.1.7", "base_explain", "base_sections", false, doris.ProbeNotSupported, doris.ProbeNotSupported},
 		{"3.0", "3.0.4", "base_explain", "base_sections", true, doris.ProbeNotSupported, doris.ProbePermissionDenied},
 		{"4.0", "4.0.7", "search_plan_facets", "vector_search_metadata", true, doris.ProbeOK, doris.ProbePermissionDenied},
+		{"4.1", "4.1.4", "search_plan_facets", "variant_v3_metadata", true, doris.ProbeOK, doris.ProbePermissionDenied},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
 			e := newEnv(t, envOpts{profile: tc.profile})
@@ -169,7 +170,7 @@ func TestEveryProbePrecise(t *testing.T) {
 	domains := []string{"doris_catalog", "doris_query", "doris_cluster", "doris_pipeline", "doris_search",
 		"doris_governance", "doris_lakehouse", "doris_semantic"}
 	precise := []string{doris.ProbeOK, doris.ProbeNotSupported, doris.ProbePermissionDenied, doris.ProbeNotConfigured}
-	for _, p := range []string{"2.1", "3.0", "4.0"} {
+	for _, p := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		for _, user := range []string{mariadb.ReaderUser, "root"} {
 			t.Run(p+"/"+user, func(t *testing.T) {
 				o := envOpts{profile: p}

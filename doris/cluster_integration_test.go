@@ -18,7 +18,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
 
-var profiles = []string{"2.1", "3.0", "4.0"}
+var profiles = []string{"2.1", "3.0", "4.0", "4.1"}
 
 // The tests below run with the simulator's audit writer off (noAudit):
 // they need no audit trail, and the statements they run (some of them
@@ -86,8 +86,20 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 					}
 				}
 				variant := m.availability(t, "get_compaction_status").Availability.ActiveVariant
-				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p == "4.0"]; variant != want {
+				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p >= "4.0"]; variant != want {
 					t.Errorf("get_compaction_status variant %s, want %s", variant, want)
+				}
+				// The 4.1 variants (4.1.4 here); 4.0.7 keeps the 4.0.7 ones.
+				for child, want := range map[string]map[string]string{
+					"list_active_tasks":      {"4.0": "legacy_task_views", "4.1": "unified_task_progress"},
+					"get_cache_status":       {"4.0": "file_cache_queue_metrics", "4.1": "advanced_cache_types"},
+					"get_monitoring_metrics": {"4.0": "observability_4_0_7", "4.1": "base_metrics"},
+				} {
+					if w, ok := want[p]; ok {
+						if got := m.availability(t, child).Availability.ActiveVariant; got != w {
+							t.Errorf("%s variant %s, want %s", child, got, w)
+						}
+					}
 				}
 			})
 		}
@@ -147,7 +159,7 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				if task["task_type"] != "query" || task["state"] != "RUNNING" || task["database"] != "demo" {
 					t.Fatalf("task %v, want a RUNNING query in demo", task)
 				}
-				if tc.source != "information_schema.active_queries" || p == "4.0" {
+				if tc.source != "information_schema.active_queries" || p >= "4.0" {
 					if task["user"] != mariadb.WriterUser {
 						t.Fatalf("task user %v, want %s", task["user"], mariadb.WriterUser)
 					}
@@ -279,7 +291,7 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true}))
 			props := map[string]string{"max_concurrency": "7", "max_queue_size": "3", "queue_timeout": "4000"}
-			if p == "4.0" {
+			if p >= "4.0" {
 				props["max_cpu_percent"], props["min_memory_percent"] = "60%", "10%"
 			} else {
 				props["cpu_share"], props["memory_limit"] = "640", "15%"
@@ -372,7 +384,7 @@ func TestCompactionFollowsWrites(t *testing.T) {
 				Tasks   []map[string]any `json:"tasks"`
 				Summary map[string]any   `json:"summary"`
 			}
-			if p != "4.0" {
+			if p < "4.0" {
 				cd := e.ok("doris_cluster", "get_compaction_status", map[string]any{"table": tbl}).decode(t, &got)
 				if got.Source != "metrics_summary" || got.Tasks != nil || len(cd.Warnings) == 0 {
 					t.Fatalf("%s: %+v %v, want the metrics summary and a warning about the filter", p, got, cd.Warnings)

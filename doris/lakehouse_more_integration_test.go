@@ -328,7 +328,7 @@ func TestLakehouseVariantAgainstDocuments(t *testing.T) {
 // goldens in testdata/lakehouse-availability.json.
 func TestLakehouseAvailabilityPerProfile(t *testing.T) {
 	got := map[string]any{}
-	for _, p := range []string{"2.1", "3.0", "4.0"} {
+	for _, p := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		e := newEnv(t, envOpts{profile: p, noAudit: true})
 		m := e.discover("doris_lakehouse")
 		var children []map[string]any

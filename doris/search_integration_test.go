@@ -428,11 +428,11 @@ func TestSearchDataRefusals(t *testing.T) {
 	}
 }
 
-// TestSearchCapabilityPerProfile: all four children answer on 2.1, 3.0
-// and 4.0; vector and hybrid search only on 4.0 (on the others a vector
+// TestSearchCapabilityPerProfile: all four children answer on 2.1, 3.0,
+// 4.0 and 4.1; vector and hybrid search only from 4.0 (on the others a vector
 // request is refused with its reason); the manifests match their goldens.
 func TestSearchCapabilityPerProfile(t *testing.T) {
-	for _, profile := range []string{"2.1", "3.0", "4.0"} {
+	for _, profile := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		t.Run(profile, func(t *testing.T) {
 			e := newEnv(t, envOpts{profile: profile})
 			m := e.discover("doris_search")
@@ -441,7 +441,7 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 			}
 			wantVariant := map[string]string{"search_data": "inverted_text_search", "preview_text_analysis": "tokenizer_preview",
 				"inspect_search_indexes": "inverted_index_metadata", "diagnose_search_query": "search_query_diagnosis"}
-			if profile == "4.0" {
+			if profile >= "4.0" {
 				wantVariant["search_data"], wantVariant["inspect_search_indexes"] = "vector_hybrid_search", "ann_index_metadata"
 			}
 			golden := map[string]any{}
@@ -455,7 +455,7 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 			}
 			checkGolden(t, "search-availability-"+profile+".json", golden)
 			vec := map[string]any{"database": "demo", "table": "documents", "mode": "vector", "vector": []float64{0, 1, 0, 0, 0, 0, 0, 0}, "top_k": 3}
-			if profile == "4.0" {
+			if profile >= "4.0" {
 				e.ok("doris_search", "search_data", vec)
 				vec["mode"], vec["query"] = "hybrid", "vector"
 				e.ok("doris_search", "search_data", vec)

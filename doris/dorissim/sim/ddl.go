@@ -119,13 +119,24 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 		given = meta.props
 	}
 	altered := c.alteredTableProperties(db, q.table)
+	// A given property replaces its default in place (Doris shows one
+	// "storage_format", V3 when the table was created so); others follow.
+	put := func(kv [2]string) {
+		for i, d := range props {
+			if strings.HasPrefix(strings.ToLower(d), strings.ToLower(fmt.Sprintf("%q = ", kv[0]))) {
+				props[i] = fmt.Sprintf("%q = %q", kv[0], kv[1])
+				return
+			}
+		}
+		props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+	}
 	for _, kv := range given {
 		if !slices.ContainsFunc(altered, func(a [2]string) bool { return strings.EqualFold(a[0], kv[0]) }) {
-			props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+			put(kv)
 		}
 	}
 	for _, kv := range altered {
-		props = append(props, fmt.Sprintf("%q = %q", kv[0], kv[1]))
+		put(kv)
 	}
 	b.WriteString(strings.Join(props, ",\n"))
 	b.WriteString("\n);")

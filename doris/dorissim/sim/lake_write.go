@@ -144,7 +144,7 @@ func (c *conn) extWrite(sql string, ts []token) (bool, error) {
 		affected = deleted
 	}
 	if snapshots && (affected > 0 || op == "overwrite") {
-		if err := c.s.commitSnapshot(r, format, op, added, deleted); err != nil {
+		if err := c.s.commitSnapshot(r, format, op, added, deleted, icebergV3(m)); err != nil {
 			c.s.log.Warn("sim: snapshot commit failed", "table", r.db+"."+r.table, "err", err)
 			return true, c.send(newDorisErr(1105, "HY000", "failed to commit the "+format+" snapshot"))
 		}
@@ -190,8 +190,26 @@ func (s icebergSummary) n(k string) int64 {
 	return v
 }
 
-// commitSnapshot records one snapshot of r after a write.
-func (s *Server) commitSnapshot(r extRef, format, op string, added, deleted int64) error {
+// icebergV3 tells whether an Iceberg table was created with
+// "format-version" = "3": its row-level deletes are deletion vectors.
+func icebergV3(m *tableMeta) bool {
+	if m == nil {
+		return false
+	}
+	for _, p := range m.props {
+		if p[0] == "format-version" {
+			return p[1] == "3"
+		}
+	}
+	return false
+}
+
+// commitSnapshot records one snapshot of r after a write. On an Iceberg v3
+// table (dvs) a delete writes a deletion vector instead of a position
+// delete file, and the summary counts it as Iceberg's SnapshotSummary does:
+// added-dvs and added-delete-files, with the deleted rows in
+// added-position-deletes (one vector per write in this model).
+func (s *Server) commitSnapshot(r extRef, format, op string, added, deleted int64, dvs bool) error {
 	snapTable := qualified(r.backing(), r.table+"$snapshots")
 	now := time.Now()
 	if format == "paimon" {
@@ -252,7 +270,11 @@ func (s *Server) commitSnapshot(r extRef, format, op string, added, deleted int6
 		}
 	case "delete":
 		set("added-delete-files", 1)
-		set("added-position-delete-files", 1)
+		if dvs {
+			set("added-dvs", 1)
+		} else {
+			set("added-position-delete-files", 1)
+		}
 		set("added-position-deletes", deleted)
 		deleteFiles, posDeletes = deleteFiles+1, posDeletes+deleted
 	case "update":
@@ -261,6 +283,9 @@ func (s *Server) commitSnapshot(r extRef, format, op string, added, deleted int6
 		set("added-records", added)
 		set("added-files-size", size(added))
 		set("added-delete-files", 1)
+		if dvs {
+			set("added-dvs", 1)
+		}
 		set("added-position-deletes", deleted)
 		totalRecords, totalFiles, totalSize = totalRecords+added, totalFiles+1, totalSize+size(added)
 		deleteFiles, posDeletes = deleteFiles+1, posDeletes+deleted
@@ -284,7 +309,7 @@ func (s *Server) commitSnapshot(r extRef, format, op string, added, deleted int6
 // string values, keys in Iceberg's order of importance.
 func summaryJSON(s icebergSummary) string {
 	order := []string{"added-data-files", "deleted-data-files", "added-delete-files", "added-position-delete-files",
-		"added-records", "deleted-records", "added-position-deletes", "added-files-size", "removed-files-size",
+		"added-dvs", "added-records", "deleted-records", "added-position-deletes", "added-files-size", "removed-files-size",
 		"total-records", "total-files-size", "total-data-files", "total-delete-files", "total-position-deletes",
 		"total-equality-deletes"}
 	rank := map[string]int{}

@@ -9,9 +9,12 @@ import (
 )
 
 // profile is one simulated Doris release. Shapes differ per family
-// ("2.1", "3.0", "4.0"); the build string is a real Doris build.
+// ("2.1", "3.0", "4.0"); the build string is a real Doris build. Doris 4.1
+// keeps 4.0's information_schema, SHOW and audit shapes, so its releases
+// belong to the "4.0" family; what 4.1 adds is gated on the release with
+// versionAtLeast.
 type profile struct {
-	family  string // "2.1", "3.0" or "4.0"
+	family  string // "2.1", "3.0" or "4.0" (4.1 releases too)
 	version string // "3.0.4"
 	build   string // "doris-3.0.4-rc02-39f9074cec"
 }
@@ -27,6 +30,10 @@ var knownProfiles = map[string]profile{
 	"3.0.8":  {"3.0", "3.0.8", "doris-3.0.8-rc01-09b0cc49a6"},
 	"4.0":    {"4.0", "4.0.7", "doris-4.0.7-rc02-35854e7e92a"},
 	"4.0.7":  {"4.0", "4.0.7", "doris-4.0.7-rc02-35854e7e92a"},
+	"4.1":    {"4.0", "4.1.4", "doris-4.1.4-rc04-ad35a140c7f"},
+	"4.1.1":  {"4.0", "4.1.1", "doris-4.1.1-rc01-b10073ad9ca"},
+	"4.1.3":  {"4.0", "4.1.3", "doris-4.1.3-rc02-7126cf65d96"},
+	"4.1.4":  {"4.0", "4.1.4", "doris-4.1.4-rc04-ad35a140c7f"},
 }
 
 // Profiles lists the profile names SetProfile and Options.Profile accept.

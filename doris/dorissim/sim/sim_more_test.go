@@ -506,7 +506,7 @@ func scrambleNative(scramble []byte, pw string) []byte {
 
 func TestProfilesList(t *testing.T) {
 	got := strings.Join(sim.Profiles(), ",")
-	for _, want := range []string{"2.1", "3.0", "4.0", "2.1.7", "3.0.4", "4.0.7"} {
+	for _, want := range []string{"2.1", "3.0", "4.0", "4.1", "2.1.7", "3.0.4", "4.0.7", "4.1.1", "4.1.3", "4.1.4"} {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Fatalf("profiles %s lack %s", got, want)
 		}

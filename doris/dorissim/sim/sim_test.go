@@ -210,6 +210,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 		{"2.1", "doris-2.1.7-rc03-443e87e203", 25, []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "Comment"}, 12},
 		{"3.0", "doris-3.0.4-rc02-39f9074cec", 28, []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime", "Comment"}, 12},
 		{"4.0", "doris-4.0.7-rc02-35854e7e92a", 28, []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime", "Comment"}, 15},
+		{"4.1", "doris-4.1.4-rc04-ad35a140c7f", 28, []string{"CatalogId", "CatalogName", "Type", "IsCurrent", "CreateTime", "LastUpdateTime", "Comment"}, 15},
 	} {
 		t.Run(sh.profile, func(t *testing.T) {
 			s, in := startSim(t, sh.profile)
@@ -296,7 +297,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 			}
 			// A reader sees the groups it may use: normal, not etl.
 			r = mustQuery(t, rd, "SHOW WORKLOAD GROUPS")
-			if sh.profile == "4.0" {
+			if sh.profile >= "4.0" {
 				if len(r.cols) != 20 || r.cols[2] != "min_cpu_percent" || len(r.rows) != 1 {
 					t.Fatalf("4.0 workload groups %v", r.cols)
 				}
@@ -335,7 +336,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 			// active_queries lists the statements in flight: this one.
 			r = mustQuery(t, rd, "SELECT * FROM information_schema.active_queries WHERE `SQL` LIKE '%active_queries%' ORDER BY QUERY_TIME_MS DESC LIMIT 2")
 			aq := []string{"QUERY_ID", "QUERY_START_TIME", "QUERY_TIME_MS", "WORKLOAD_GROUP_ID", "DATABASE", "FRONTEND_INSTANCE", "QUEUE_START_TIME", "QUEUE_END_TIME", "QUERY_STATUS"}
-			if sh.profile == "4.0" {
+			if sh.profile >= "4.0" {
 				aq = append(aq, "USER")
 			}
 			wantCols(t, "active_queries", r.cols, append(aq, "SQL")...)
@@ -343,7 +344,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 				t.Fatalf("active_queries rows %v", r.rows)
 			}
 			r = mustQuery(t, rd, "SELECT * FROM internal.information_schema.workload_groups")
-			if sh.profile == "4.0" {
+			if sh.profile >= "4.0" {
 				if r.cols[2] != "MIN_CPU_PERCENT" {
 					t.Fatalf("wg cols %v", r.cols)
 				}
@@ -364,7 +365,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 				t.Fatalf("is processlist %v %v", r.cols, r.rows)
 			}
 			_, err = query(t, rd, "SELECT * FROM information_schema.be_compaction_tasks")
-			if sh.profile == "4.0" {
+			if sh.profile >= "4.0" {
 				if err != nil {
 					t.Fatalf("be_compaction_tasks: %v", err)
 				}
@@ -381,7 +382,7 @@ func TestDorisStatementsPerProfile(t *testing.T) {
 				if len(r.cols) != 29 || r.col("compute_group") < 0 {
 					t.Fatalf("3.0 audit %v", r.cols)
 				}
-			case "4.0":
+			case "4.0", "4.1":
 				if r.cols[4] != "frontend_ip" || r.col("queue_time_ms") < 0 || r.cols[len(r.cols)-1] != "stmt" {
 					t.Fatalf("4.0 audit %v", r.cols)
 				}
