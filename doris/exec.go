@@ -315,7 +315,9 @@ func (r *Runtime) kill(callCtx context.Context, rt *route, tc *trackedConn) kill
 			return killUnreachable
 		}
 		defer dc.Close()
-		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, q, nil); err != nil {
+		// Checked bare, sent behind the call's trace comment (hex digits
+		// only, trace.go), so the audit log ties the kill to its call.
+		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, traced(ctx, q), nil); err != nil {
 			var me *mysql.MySQLError
 			if !errors.As(err, &me) {
 				return killUnreachable

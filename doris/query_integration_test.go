@@ -424,13 +424,16 @@ func TestTimeout(t *testing.T) {
 
 // TestKillOnCancel: when the caller goes away the server kills the query
 // with KILL QUERY on a side connection, and never reuses the connection.
+// The KILL carries the call's trace comment, so Doris's audit log ties it
+// to the call.
 func TestKillOnCancel(t *testing.T) {
 	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
 	id1, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
 	statements, reset := generalLog(t, e.db)
 	reset()
 	h := e.rt.Handler("doris_query", "execute_query")
-	ctx, cancel := context.WithCancel(context.Background())
+	tr := doris.NewTrace(doris.Trace{}, false)
+	ctx, cancel := context.WithCancel(doris.WithTrace(context.Background(), tr))
 	time.AfterFunc(500*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := h(ctx, &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id,
@@ -452,6 +455,12 @@ func TestKillOnCancel(t *testing.T) {
 	}
 	if len(kills) != 1 || kills[0] != "KILL QUERY "+fmt.Sprint(id1.Rows[0]["id"]) {
 		t.Fatalf("kills sent upstream: %q (query ran on connection %v)", kills, id1.Rows[0]["id"])
+	}
+	e.syncAudit()
+	var audited string
+	if err := e.rootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
+		"/*traceparent='00-"+tr.ID+"-%'*/ KILL QUERY %").Scan(&audited); err != nil {
+		t.Fatalf("the KILL is not in the audit log under the call's trace %s: %v", tr.ID, err)
 	}
 	id2, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
 	if fmt.Sprint(id2.Rows[0]["id"]) == fmt.Sprint(id1.Rows[0]["id"]) {
