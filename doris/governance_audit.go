@@ -83,12 +83,8 @@ func (r *Runtime) getRecentAuditLogs(ctx context.Context, c *Call) (*Result, err
 	if err := r.auditWindowError(a.WindowMinutes); err != nil {
 		return nil, err
 	}
-	for field, v := range map[string]string{"database": a.Database, "table": a.Table} {
-		if v != "" {
-			if e := checkIdent(governancePrefix, field, v); e != nil {
-				return nil, e
-			}
-		}
+	if e := checkOptionalIdents(governancePrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	op := strings.ToUpper(strings.TrimSpace(a.Operation))
 	postFilter := op != "" || a.Table != "" || a.Database != ""
@@ -210,12 +206,8 @@ func (r *Runtime) analyzeDataAccessPatterns(ctx context.Context, c *Call) (*Resu
 		return nil, argError(governancePrefix, "AUDIT_WINDOW_TOO_LARGE",
 			fmt.Sprintf("window_days is above this server's GOVERNANCE_MAX_AUDIT_WINDOW_DAYS (%d)", r.cfg.Governance.MaxAuditWindowDays))
 	}
-	for field, v := range map[string]string{"database": a.Database, "table": a.Table} {
-		if v != "" {
-			if e := checkIdent(governancePrefix, field, v); e != nil {
-				return nil, e
-			}
-		}
+	if e := checkOptionalIdents(governancePrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

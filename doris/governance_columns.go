@@ -73,10 +73,8 @@ func (r *Runtime) analyzeColumns(ctx context.Context, c *Call) (*Result, error) 
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	for field, v := range map[string]string{"database": a.Database, "table": a.Table} {
-		if e := checkIdent(governancePrefix, field, v); e != nil {
-			return nil, e
-		}
+	if e := checkIdents(governancePrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	for _, col := range a.Columns {
 		if e := checkIdent(governancePrefix, "column", col); e != nil {

@@ -79,6 +79,22 @@ func (a *auditItem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// TestGovernanceNamesCheckedInOrder: a call whose database and table are
+// both invalid is refused for the database, every time (the names were
+// checked in map order, so the answer named either).
+func TestGovernanceNamesCheckedInOrder(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	bad := map[string]any{"database": "bad`db", "table": "bad`tbl"}
+	for _, child := range []string{"get_recent_audit_logs", "analyze_data_access_patterns", "analyze_columns", "analyze_table_storage"} {
+		for range 20 {
+			ev := e.fail("doris_governance", child, bad, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_IDENTIFIER_INVALID")
+			if !strings.HasPrefix(ev.Error.Message, "database ") {
+				t.Fatalf("%s: %q, want the database named first", child, ev.Error.Message)
+			}
+		}
+	}
+}
+
 // TestGovernanceRecentAuditLogs: a query run through execute_query is in
 // get_recent_audit_logs with its user, database, operation and the scan
 // and return counts the audit log recorded; its literals are masked; the

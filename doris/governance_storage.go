@@ -18,10 +18,8 @@ func (r *Runtime) analyzeTableStorage(ctx context.Context, c *Call) (*Result, er
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	for field, v := range map[string]string{"database": a.Database, "table": a.Table} {
-		if e := checkIdent(governancePrefix, field, v); e != nil {
-			return nil, e
-		}
+	if e := checkIdents(governancePrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

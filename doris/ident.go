@@ -25,6 +25,36 @@ func checkIdent(prefix, field, s string) *Error {
 	return nil
 }
 
+// identArg is an identifier argument of a call: the field it came in and
+// its value.
+type identArg struct{ field, value string }
+
+// checkIdents checks identifier arguments in the order given and returns
+// the first failure (checkIdent), so that a call with several bad names
+// gets the same answer every time.
+func checkIdents(prefix string, args ...identArg) *Error {
+	for _, a := range args {
+		if e := checkIdent(prefix, a.field, a.value); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// checkOptionalIdents is checkIdents for optional arguments: an empty
+// value was omitted, and passes.
+func checkOptionalIdents(prefix string, args ...identArg) *Error {
+	for _, a := range args {
+		if a.value == "" {
+			continue
+		}
+		if e := checkIdent(prefix, a.field, a.value); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
 // quoteIdent backtick-quotes a name that passed checkIdent (or one of the
 // server's own constants).
 func quoteIdent(s string) string {
