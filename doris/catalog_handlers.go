@@ -112,10 +112,8 @@ func (r *Runtime) listTables(ctx context.Context, c *Call) (*Result, error) {
 	if e := checkIdent(catalogPrefix, "database", a.Database); e != nil {
 		return nil, e
 	}
-	if a.Catalog != "" {
-		if e := checkIdent(catalogPrefix, "catalog", a.Catalog); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(catalogPrefix, identArg{"catalog", a.Catalog}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

@@ -288,10 +288,8 @@ func (r *Runtime) traceColumnLineage(ctx context.Context, c *Call) (*Result, err
 	if len(parts) == 3 {
 		root = objName{parts[0], parts[1], parts[2]}
 	}
-	if a.Column != "" {
-		if e := checkIdent(governancePrefix, "column", a.Column); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(governancePrefix, identArg{"column", a.Column}); e != nil {
+		return nil, e
 	}
 	native := c.Variant == "native_lineage_events"
 	switch a.EvidenceMode {

@@ -30,10 +30,8 @@ func (r *Runtime) inspectLakehouseTable(ctx context.Context, c *Call) (*Result, 
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	for _, id := range [][2]string{{"catalog", a.Catalog}, {"database", a.Database}, {"table", a.Table}} {
-		if e := checkIdent(lakePrefix, id[0], id[1]); e != nil {
-			return nil, e
-		}
+	if e := checkIdents(lakePrefix, identArg{"catalog", a.Catalog}, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

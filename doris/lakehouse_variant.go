@@ -43,15 +43,11 @@ func (r *Runtime) inspectVariantColumn(ctx context.Context, c *Call) (*Result, e
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	for _, id := range [][2]string{{"database", a.Database}, {"table", a.Table}, {"column", a.Column}} {
-		if e := checkIdent(lakePrefix, id[0], id[1]); e != nil {
-			return nil, e
-		}
+	if e := checkIdents(lakePrefix, identArg{"database", a.Database}, identArg{"table", a.Table}, identArg{"column", a.Column}); e != nil {
+		return nil, e
 	}
-	if a.Catalog != "" {
-		if e := checkIdent(lakePrefix, "catalog", a.Catalog); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(lakePrefix, identArg{"catalog", a.Catalog}); e != nil {
+		return nil, e
 	}
 	segs, err := variantPath(a.Path)
 	if err != nil {

@@ -33,10 +33,7 @@ func (r *Runtime) Names(ctx context.Context, id auth.Identity, catalog, database
 		}
 		q, col = "SHOW DATABASES FROM "+quoteIdent(catalog), "Database"
 	default:
-		if e := checkIdent(catalogPrefix, "catalog", catalog); e != nil {
-			return nil, e
-		}
-		if e := checkIdent(catalogPrefix, "database", database); e != nil {
+		if e := checkIdents(catalogPrefix, identArg{"catalog", catalog}, identArg{"database", database}); e != nil {
 			return nil, e
 		}
 		q = "SHOW TABLES FROM " + qualified(catalog, database)

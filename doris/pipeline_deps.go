@@ -280,10 +280,8 @@ func (r *Runtime) resolveObject(ctx context.Context, rt *route, object, catalog,
 	if !ok {
 		return objectName{}, argError(pipelinePrefix, "OBJECT_INVALID", "object must be a table, view or materialized view name, optionally qualified as database.name or catalog.database.name")
 	}
-	if catalog != "" {
-		if e := checkIdent(pipelinePrefix, "catalog", catalog); e != nil {
-			return objectName{}, e
-		}
+	if e := checkOptionalIdents(pipelinePrefix, identArg{"catalog", catalog}); e != nil {
+		return objectName{}, e
 	}
 	o := objectName{Catalog: "internal", Table: parts[len(parts)-1]}
 	if catalog != "" {

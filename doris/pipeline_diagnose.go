@@ -32,10 +32,8 @@ func (r *Runtime) diagnoseIngestion(ctx context.Context, c *Call) (*Result, erro
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	if a.Table != "" {
-		if e := checkIdent(pipelinePrefix, "table", a.Table); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(pipelinePrefix, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

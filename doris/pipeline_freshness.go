@@ -45,16 +45,11 @@ func (r *Runtime) monitorDataFreshness(ctx context.Context, c *Call) (*Result, e
 // Every lag is computed by Doris's clock, so the server's clock and time
 // zone never skew it.
 func (r *Runtime) freshness(ctx context.Context, rt *route, database, table string, threshold int64, timeColumn string) (*freshness, error) {
-	if e := checkIdent(pipelinePrefix, "database", database); e != nil {
+	if e := checkIdents(pipelinePrefix, identArg{"database", database}, identArg{"table", table}); e != nil {
 		return nil, e
 	}
-	if e := checkIdent(pipelinePrefix, "table", table); e != nil {
+	if e := checkOptionalIdents(pipelinePrefix, identArg{"time_column", timeColumn}); e != nil {
 		return nil, e
-	}
-	if timeColumn != "" {
-		if e := checkIdent(pipelinePrefix, "time_column", timeColumn); e != nil {
-			return nil, e
-		}
 	}
 	f := &freshness{data: map[string]any{"database": database, "table": table, "threshold_seconds": threshold,
 		"time_column": strOrNil(timeColumn, timeColumn != ""), "method": "none", "last_update_time": nil, "lag_seconds": nil}}

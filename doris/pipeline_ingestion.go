@@ -217,10 +217,8 @@ func (r *Runtime) getIngestionStatus(ctx context.Context, c *Call) (*Result, err
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	if a.Table != "" {
-		if e := checkIdent(pipelinePrefix, "table", a.Table); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(pipelinePrefix, identArg{"table", a.Table}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

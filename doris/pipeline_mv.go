@@ -18,10 +18,8 @@ func (r *Runtime) getMaterializedViewStatus(ctx context.Context, c *Call) (*Resu
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	if a.View != "" {
-		if e := checkIdent(pipelinePrefix, "view", a.View); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(pipelinePrefix, identArg{"view", a.View}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {

@@ -28,12 +28,8 @@ func (r *Runtime) explain(ctx context.Context, c *Call, sqlText, catalog, databa
 	if st.Kind != guard.Select {
 		return nil, false, argError(queryPrefix, "EXPLAIN_TARGET_INVALID", "only a SELECT (or WITH ... SELECT) can be explained")
 	}
-	for _, id := range []struct{ field, v string }{{"catalog", catalog}, {"database", database}} {
-		if id.v != "" {
-			if e := checkIdent(queryPrefix, id.field, id.v); e != nil {
-				return nil, false, e
-			}
-		}
+	if e := checkOptionalIdents(queryPrefix, identArg{"catalog", catalog}, identArg{"database", database}); e != nil {
+		return nil, false, e
 	}
 	q := "EXPLAIN " + text
 	if verbose {

@@ -135,12 +135,8 @@ func (r *Runtime) executeQuery(ctx context.Context, c *Call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range []struct{ field, v string }{{"catalog", a.Catalog}, {"database", a.Database}} {
-		if id.v != "" {
-			if e := checkIdent(queryPrefix, id.field, id.v); e != nil {
-				return nil, e
-			}
-		}
+	if e := checkOptionalIdents(queryPrefix, identArg{"catalog", a.Catalog}, identArg{"database", a.Database}); e != nil {
+		return nil, e
 	}
 	st, err := checkSQL(a.SQL, a.Parameters)
 	if err != nil {

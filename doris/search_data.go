@@ -145,17 +145,13 @@ func (a *searchArgs) precheck(vectors bool, maxRows int) (int, error) {
 	if topK > maxRows {
 		return 0, argError(searchPrefix, "ROW_LIMIT_EXCEEDED", fmt.Sprintf("top_k %d exceeds this server's ceiling of %d rows (MAX_RESULT_ROWS)", topK, maxRows))
 	}
-	for _, id := range []struct{ field, v string }{{"database", a.Database}, {"table", a.Table}} {
-		if e := checkIdent(searchPrefix, id.field, id.v); e != nil {
-			return 0, e
-		}
+	if e := checkIdents(searchPrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
+		return 0, e
 	}
 	for _, group := range [][]string{a.Fields, a.ReturnFields, {a.VectorField}} {
 		for _, f := range group {
-			if f != "" {
-				if e := checkIdent(searchPrefix, "field", f); e != nil {
-					return 0, e
-				}
+			if e := checkOptionalIdents(searchPrefix, identArg{"field", f}); e != nil {
+				return 0, e
 			}
 		}
 	}

@@ -96,10 +96,8 @@ func searchNotFound(reason, msg, object string) *Error {
 // readTarget reads a table's columns and search indexes. A table without
 // visible columns does not exist for this account.
 func (r *Runtime) readTarget(ctx context.Context, rt *route, database, table string) (*searchTarget, error) {
-	for _, id := range []struct{ field, v string }{{"database", database}, {"table", table}} {
-		if e := checkIdent(searchPrefix, id.field, id.v); e != nil {
-			return nil, e
-		}
+	if e := checkIdents(searchPrefix, identArg{"database", database}, identArg{"table", table}); e != nil {
+		return nil, e
 	}
 	q, err := bind("SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE FROM information_schema.columns "+
 		"WHERE TABLE_SCHEMA = %(db)s AND TABLE_NAME = %(t)s ORDER BY ORDINAL_POSITION", map[string]any{"db": database, "t": table})
@@ -201,10 +199,8 @@ func (r *Runtime) inspectSearchIndexes(ctx context.Context, c *Call) (*Result, e
 	if err := decodeArgs(c, &a); err != nil {
 		return nil, err
 	}
-	if a.Index != "" {
-		if e := checkIdent(searchPrefix, "index", a.Index); e != nil {
-			return nil, e
-		}
+	if e := checkOptionalIdents(searchPrefix, identArg{"index", a.Index}); e != nil {
+		return nil, e
 	}
 	rt, err := r.route(c.Identity)
 	if err != nil {
@@ -285,10 +281,8 @@ func (r *Runtime) previewTextAnalysis(ctx context.Context, c *Call) (*Result, er
 		return nil, argError(searchPrefix, "ARGUMENT_INVALID", "text is longer than 64 KiB")
 	}
 	for _, id := range append([]string{a.Analyzer, a.Tokenizer}, a.TokenFilters...) {
-		if id != "" {
-			if e := checkIdent(searchPrefix, "analyzer, tokenizer or token filter", id); e != nil {
-				return nil, e
-			}
+		if e := checkOptionalIdents(searchPrefix, identArg{"analyzer, tokenizer or token filter", id}); e != nil {
+			return nil, e
 		}
 	}
 	rt, err := r.route(c.Identity)

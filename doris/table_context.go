@@ -33,16 +33,11 @@ type tableArgs struct {
 }
 
 func (a *tableArgs) check() error {
-	if e := checkIdent(catalogPrefix, "database", a.Database); e != nil {
+	if e := checkIdents(catalogPrefix, identArg{"database", a.Database}, identArg{"table", a.Table}); e != nil {
 		return e
 	}
-	if e := checkIdent(catalogPrefix, "table", a.Table); e != nil {
+	if e := checkOptionalIdents(catalogPrefix, identArg{"catalog", a.Catalog}); e != nil {
 		return e
-	}
-	if a.Catalog != "" {
-		if e := checkIdent(catalogPrefix, "catalog", a.Catalog); e != nil {
-			return e
-		}
 	}
 	return nil
 }
