@@ -166,6 +166,29 @@ func (r *Runtime) getRecentAuditLogs(ctx context.Context, c *Call) (*Result, err
 	return res, nil
 }
 
+// scanAudit streams the rows of q, a SELECT on the audit log, to each,
+// at most max of them; get reads a column of the row by its lower-case
+// name. It returns the rows read and whether more were left unread.
+func (r *Runtime) scanAudit(ctx context.Context, rt *route, q string, max int, each func(get func(string) string)) (read int, truncated bool, err error) {
+	idx := map[string]int{}
+	err = r.run(ctx, rt, stmt{sql: q, prefix: governancePrefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout)},
+		func(cols []column, row []sql.RawBytes) (bool, error) {
+			if len(idx) == 0 {
+				for i, col := range cols {
+					idx[strings.ToLower(col.Name)] = i
+				}
+			}
+			if read == max {
+				truncated = true
+				return true, nil
+			}
+			read++
+			each(func(name string) string { return string(row[idx[name]]) })
+			return false, nil
+		})
+	return read, truncated, err
+}
+
 // accessGroup accumulates one group of analyze_data_access_patterns.
 type accessGroup struct {
 	key                  string
@@ -269,54 +292,42 @@ func (r *Runtime) analyzeDataAccessPatterns(ctx context.Context, c *Call) (*Resu
 			}
 			return g
 		}
-		idx := map[string]int{}
-		err = r.run(ctx, rt, stmt{sql: q, prefix: governancePrefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout)},
-			func(cols []column, row []sql.RawBytes) (bool, error) {
-				if len(idx) == 0 {
-					for i, col := range cols {
-						idx[strings.ToLower(col.Name)] = i
+		var read int
+		read, truncated, err = r.scanAudit(ctx, rt, q, maxAccessRows, func(get func(string) string) {
+			num := func(name string) int64 { v, _ := strconv.ParseInt(get(name), 10, 64); return v }
+			user, at, state, db := get("user"), get("time"), get("state"), get("db")
+			objects := auditObjects(get("stmt"), get("catalog"), db)
+			if a.Table != "" || a.Database != "" {
+				var keep []string
+				for _, o := range objects {
+					if a.Table != "" && objectMatches(o, a.Database, a.Table) || a.Table == "" && objectMatches(o, a.Database, strings.Split(o, ".")[2]) {
+						keep = append(keep, o)
 					}
 				}
-				if rowsRead == maxAccessRows {
-					truncated = true
-					return true, nil
+				if len(keep) == 0 && !(a.Table == "" && strings.EqualFold(db, a.Database)) {
+					return
 				}
-				rowsRead++
-				get := func(name string) string { return string(row[idx[name]]) }
-				num := func(name string) int64 { v, _ := strconv.ParseInt(get(name), 10, 64); return v }
-				user, at, state, db := get("user"), get("time"), get("state"), get("db")
-				objects := auditObjects(get("stmt"), get("catalog"), db)
-				if a.Table != "" || a.Database != "" {
-					var keep []string
-					for _, o := range objects {
-						if a.Table != "" && objectMatches(o, a.Database, a.Table) || a.Table == "" && objectMatches(o, a.Database, strings.Split(o, ".")[2]) {
-							keep = append(keep, o)
-						}
-					}
-					if len(keep) == 0 && !(a.Table == "" && strings.EqualFold(db, a.Database)) {
-						return false, nil
-					}
-					objects = keep
+				objects = keep
+			}
+			var keys []string
+			switch a.GroupBy {
+			case "user":
+				keys = []string{user}
+			case "hour":
+				keys = []string{hourKey(at)}
+			case "operation":
+				keys = []string{statementOperation(get("stmt"))}
+			default:
+				keys = objects
+				if len(keys) == 0 {
+					keys = []string{"(no table)"}
 				}
-				var keys []string
-				switch a.GroupBy {
-				case "user":
-					keys = []string{user}
-				case "hour":
-					keys = []string{hourKey(at)}
-				case "operation":
-					keys = []string{statementOperation(get("stmt"))}
-				default:
-					keys = objects
-					if len(keys) == 0 {
-						keys = []string{"(no table)"}
-					}
-				}
-				for _, k := range keys {
-					group(k).add(user, state, at, num("query_time"), num("scan_rows"))
-				}
-				return false, nil
-			})
+			}
+			for _, k := range keys {
+				group(k).add(user, state, at, num("query_time"), num("scan_rows"))
+			}
+		})
+		rowsRead = int64(read)
 		if err != nil {
 			return nil, auditReadError(err, ctx)
 		}

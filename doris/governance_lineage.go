@@ -2,7 +2,6 @@ package doris
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -368,37 +367,22 @@ func (r *Runtime) auditEdges(ctx context.Context, rt *route) ([]*traceEdge, int,
 	}
 	byKey := map[string]*traceEdge{}
 	var order []*traceEdge
-	rows, truncated := 0, false
-	idx := map[string]int{}
-	err = r.run(ctx, rt, stmt{sql: q, prefix: governancePrefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout)},
-		func(cols []column, row []sql.RawBytes) (bool, error) {
-			if len(idx) == 0 {
-				for i, col := range cols {
-					idx[strings.ToLower(col.Name)] = i
-				}
+	rows, truncated, err := r.scanAudit(ctx, rt, q, maxLineageAuditRows, func(get func(string) string) {
+		sh, ok := parseStatement(get("stmt"), get("catalog"), get("db"))
+		if !ok || sh.kind == "" {
+			return
+		}
+		for _, le := range sh.edges() {
+			e := &traceEdge{lineageEdge: le, statementType: sh.kind, eventTime: get("time"), queryID: get("query_id"),
+				evidence: "audit_sql_inference", occurrences: 1}
+			if prev := byKey[e.key()]; prev != nil {
+				prev.occurrences++ // rows arrive newest first: keep the newest evidence
+				continue
 			}
-			if rows == maxLineageAuditRows {
-				truncated = true
-				return true, nil
-			}
-			rows++
-			get := func(n string) string { return string(row[idx[n]]) }
-			sh, ok := parseStatement(get("stmt"), get("catalog"), get("db"))
-			if !ok || sh.kind == "" {
-				return false, nil
-			}
-			for _, le := range sh.edges() {
-				e := &traceEdge{lineageEdge: le, statementType: sh.kind, eventTime: get("time"), queryID: get("query_id"),
-					evidence: "audit_sql_inference", occurrences: 1}
-				if prev := byKey[e.key()]; prev != nil {
-					prev.occurrences++ // rows arrive newest first: keep the newest evidence
-					continue
-				}
-				byKey[e.key()] = e
-				order = append(order, e)
-			}
-			return false, nil
-		})
+			byKey[e.key()] = e
+			order = append(order, e)
+		}
+	})
 	if err != nil {
 		return nil, rows, false, auditReadError(err, ctx)
 	}
