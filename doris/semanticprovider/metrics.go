@@ -249,19 +249,25 @@ func (c *compiler) input(in *MetricInput, filters []*filter, off *offset, depth 
 
 // simple builds a simple metric's leaf.
 func (c *compiler) simple(m *Metric, filters []*filter, off *offset) (*node, *Error) {
-	tp := &m.TypeParams
+	return c.measureLeaf(m, filters, off, nil)
+}
+
+// measureLeaf is the leaf of a metric over one measure (simple and
+// cumulative metrics): the measure with its own input filter added to
+// filters.
+func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *cumulative) (*node, *Error) {
 	me, fill, err := c.measureOf(m)
 	if err != nil {
 		return nil, err
 	}
-	if tp.Measure != nil {
-		own, err := c.manifestFilters(tp.Measure.Filter, "measure input "+tp.Measure.Name)
+	if in := m.TypeParams.Measure; in != nil {
+		own, err := c.manifestFilters(in.Filter, "measure input "+in.Name)
 		if err != nil {
 			return nil, err
 		}
 		filters = append(append([]*filter(nil), filters...), own...)
 	}
-	l, err := c.leaf(me, filters, off, nil)
+	l, err := c.leaf(me, filters, off, cum)
 	if err != nil {
 		return nil, err
 	}
@@ -349,22 +355,7 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 		}
 		cum.grainToDate = g
 	}
-	me, fill, err := c.measureOf(m)
-	if err != nil {
-		return nil, err
-	}
-	if tp.Measure != nil {
-		own, err := c.manifestFilters(tp.Measure.Filter, "measure input "+tp.Measure.Name)
-		if err != nil {
-			return nil, err
-		}
-		filters = append(append([]*filter(nil), filters...), own...)
-	}
-	l, err := c.leaf(me, filters, nil, cum)
-	if err != nil {
-		return nil, err
-	}
-	return &node{kind: nodeLeaf, leaf: l, fill: fill}, nil
+	return c.measureLeaf(m, filters, nil, cum)
 }
 
 // leaf returns the leaf for a measure under filters, offset and window,
