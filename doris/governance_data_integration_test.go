@@ -187,7 +187,7 @@ func TestGovernanceListUDFs(t *testing.T) {
 func TestGovernanceAuditLogUnreadable(t *testing.T) {
 	in := mariadb.SharedFor(t)
 	who := "gov_noaudit_" + uniq(t)
-	newAccount(t, in, who, "noauditpw", "demo.*", "`__doris_sim`.*")
+	newAccount(t, in, who, "noauditpw", "SELECT ON demo.*", "SELECT ON `__doris_sim`.*")
 	e := newEnv(t, envOpts{user: who, password: "noauditpw", users: map[string]string{who: "noauditpw"}})
 	m := e.discover("doris_governance")
 	for _, child := range []string{"get_recent_audit_logs", "analyze_data_access_patterns", "trace_column_lineage"} {

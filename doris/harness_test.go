@@ -130,6 +130,22 @@ func newEnv(t testing.TB, o envOpts) *env {
 	return e
 }
 
+// newAccount creates a MariaDB account with exactly the given grants
+// (each a GRANT's privileges and object, e.g. "SELECT ON demo.*"), dropped
+// when the test ends. The simulator accepts it once told its password
+// (envOpts.users).
+func newAccount(t testing.TB, in *mariadb.Instance, name, pw string, grants ...string) {
+	t.Helper()
+	stmts := []string{fmt.Sprintf("CREATE OR REPLACE USER '%s'@'%%' IDENTIFIED BY '%s'", name, pw)}
+	for _, g := range grants {
+		stmts = append(stmts, fmt.Sprintf("GRANT %s TO '%s'@'%%'", g, name))
+	}
+	if err := in.Exec(context.Background(), stmts...); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Exec(context.Background(), fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", name)) })
+}
+
 // simConfig is the runtime configuration that points at s.
 func simConfig(t testing.TB, s *sim.Server, o envOpts) doris.Config {
 	t.Helper()

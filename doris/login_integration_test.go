@@ -21,15 +21,8 @@ import (
 func TestCheckLogin(t *testing.T) {
 	in := mariadb.SharedFor(t)
 	ctx := context.Background()
-	if err := in.Exec(ctx,
-		"CREATE USER IF NOT EXISTS 'login_reader'@'%' IDENTIFIED BY 'reader-pw-1'",
-		"GRANT SELECT ON demo.customers TO 'login_reader'@'%'",
-		"CREATE USER IF NOT EXISTS 'login_nobody'@'%' IDENTIFIED BY 'nobody-pw-1'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Exec(context.Background(), "DROP USER IF EXISTS 'login_reader'@'%'", "DROP USER IF EXISTS 'login_nobody'@'%'")
-	})
+	newAccount(t, in, "login_reader", "reader-pw-1", "SELECT ON demo.customers")
+	newAccount(t, in, "login_nobody", "nobody-pw-1")
 	users := in.UserMap()
 	users["login_reader"] = "reader-pw-1"
 	users["login_nobody"] = "nobody-pw-1"

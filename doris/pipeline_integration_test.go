@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
@@ -449,28 +448,9 @@ func TestPipelineDependencies(t *testing.T) {
 // may load demo but not read the audit log.
 func diagEnv(t *testing.T, config func(*doris.Config)) *env {
 	t.Helper()
-	in := mariadb.SharedFor(t)
-	if err := in.Exec(context.Background(),
-		"CREATE OR REPLACE USER 'pipe_ops'@'%' IDENTIFIED BY 'opspw'",
-		"GRANT SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON demo.* TO 'pipe_ops'@'%'",
-		"GRANT SELECT ON `__doris_sim`.* TO 'pipe_ops'@'%'"); err != nil {
-		t.Fatal(err)
-	}
-	users := in.UserMap()
-	users["pipe_ops"] = "opspw"
-	s, err := sim.Start(context.Background(), sim.Options{Listen: "127.0.0.1:0", FEHTTP: "127.0.0.1:0", BEHTTP: "127.0.0.1:0",
-		Upstream: in.Addr(), Users: users, Profile: "3.0", Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e := &env{t: t, db: in, sim: s, id: auth.Anonymous()}
-	e.cfg = simConfig(t, s, envOpts{user: "pipe_ops", password: "opspw"})
-	if config != nil {
-		config(&e.cfg)
-	}
-	e.open()
-	return e
+	newAccount(t, mariadb.SharedFor(t), "pipe_ops", "opspw",
+		"SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON demo.*", "SELECT ON `__doris_sim`.*")
+	return newEnv(t, envOpts{user: "pipe_ops", password: "opspw", users: map[string]string{"pipe_ops": "opspw"}, config: config})
 }
 
 type ingestionDiagnosis struct {

@@ -1,14 +1,12 @@
 package doris_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
-	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
 
 // TestOwnAccountRoutes: an identity with a Doris account of its own runs
@@ -17,26 +15,9 @@ import (
 // credential, or with a wrong one, gets an error and never the global
 // service account.
 func TestOwnAccountRoutes(t *testing.T) {
-	in := mariadb.SharedFor(t)
-	ctx := context.Background()
-	if err := in.Exec(ctx,
-		"CREATE USER IF NOT EXISTS 'route_narrow'@'%' IDENTIFIED BY 'narrow-pw-1'",
-		"GRANT SELECT ON demo.customers TO 'route_narrow'@'%'",
-		"GRANT SELECT ON __internal_schema.* TO 'route_narrow'@'%'",
-		"GRANT SELECT ON __doris_sim.* TO 'route_narrow'@'%'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Exec(context.Background(), "DROP USER IF EXISTS 'route_narrow'@'%'") })
-	users := in.UserMap()
-	users["route_narrow"] = "narrow-pw-1"
-	s, err := sim.Start(ctx, sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(), Users: users, Profile: "3.0", Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e := &env{t: t, db: in, sim: s, id: auth.Anonymous()}
-	e.cfg = simConfig(t, s, envOpts{})
-	e.open()
+	newAccount(t, mariadb.SharedFor(t), "route_narrow", "narrow-pw-1",
+		"SELECT ON demo.customers", "SELECT ON __internal_schema.*", "SELECT ON __doris_sim.*")
+	e := newEnv(t, envOpts{noFEHTTP: true, users: map[string]string{"route_narrow": "narrow-pw-1"}})
 
 	tables := func(id auth.Identity) (names []string, ev *envelope) {
 		e.id = id

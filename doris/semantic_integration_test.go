@@ -13,7 +13,6 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
-	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 	"github.com/doris-mcp/doris-mcp-server/doris/ossie"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
@@ -353,29 +352,10 @@ func TestOssieBrokenBindings(t *testing.T) {
 // into order_items (so order_items is listed but not selectable).
 func narrowEnv(t *testing.T) (*env, auth.Identity) {
 	t.Helper()
-	in := mariadb.SharedFor(t)
-	ctx := context.Background()
-	if err := in.Exec(ctx,
-		"CREATE USER IF NOT EXISTS 'sem_narrow'@'%' IDENTIFIED BY 'sem-narrow-pw-1'",
-		"GRANT SELECT ON demo.customers TO 'sem_narrow'@'%'",
-		"GRANT SELECT ON demo.products TO 'sem_narrow'@'%'",
-		"GRANT INSERT ON demo.order_items TO 'sem_narrow'@'%'",
-		"GRANT SELECT ON __internal_schema.* TO 'sem_narrow'@'%'",
-		"GRANT SELECT ON __doris_sim.* TO 'sem_narrow'@'%'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Exec(context.Background(), "DROP USER IF EXISTS 'sem_narrow'@'%'") })
-	users := in.UserMap()
-	users["sem_narrow"] = "sem-narrow-pw-1"
-	s, err := sim.Start(ctx, sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(), Users: users, Profile: "3.0", Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e := &env{t: t, db: in, sim: s, id: auth.Anonymous()}
-	e.cfg = simConfig(t, s, envOpts{})
-	withOssie(t, "")(&e.cfg)
-	e.open()
+	newAccount(t, mariadb.SharedFor(t), "sem_narrow", "sem-narrow-pw-1",
+		"SELECT ON demo.customers", "SELECT ON demo.products", "INSERT ON demo.order_items",
+		"SELECT ON __internal_schema.*", "SELECT ON __doris_sim.*")
+	e := newEnv(t, envOpts{noFEHTTP: true, users: map[string]string{"sem_narrow": "sem-narrow-pw-1"}, config: withOssie(t, "")})
 	return e, auth.Identity{Method: "test", Subject: "narrow", Route: "person:sem_narrow",
 		Credential: &auth.Credential{User: "sem_narrow", Password: "sem-narrow-pw-1"}}
 }

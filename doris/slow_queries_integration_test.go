@@ -5,52 +5,13 @@ package doris_test
 // of N minutes selects (exactly N minutes by Doris's clock).
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
-	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
-
-// extraAccount creates a MariaDB account with exactly the given grants
-// (dropped when the test ends) and returns its password.
-func extraAccount(t *testing.T, in *mariadb.Instance, user string, grants ...string) string {
-	t.Helper()
-	pw := user + "-pw-7Qx"
-	stmts := []string{fmt.Sprintf("CREATE OR REPLACE USER '%s'@'%%' IDENTIFIED BY '%s'", user, pw)}
-	for _, g := range grants {
-		stmts = append(stmts, fmt.Sprintf("GRANT %s TO '%s'@'%%'", g, user))
-	}
-	for _, q := range stmts {
-		if _, err := in.Root().Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() { in.Root().Exec(fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", user)) })
-	return pw
-}
-
-// newEnvAs is newEnv logged in as an account the harness does not know:
-// the simulator is told its password so that it can log in upstream as it.
-func newEnvAs(t *testing.T, profile, user, pw string) *env {
-	t.Helper()
-	in := mariadb.SharedFor(t)
-	users := in.UserMap()
-	users[user] = pw
-	s, err := sim.Start(context.Background(), sim.Options{Listen: "127.0.0.1:0", FEHTTP: "127.0.0.1:0", BEHTTP: "127.0.0.1:0",
-		Upstream: in.Addr(), Users: users, Profile: profile, Logger: quiet(), NoAuditLog: true})
-	if err != nil {
-		t.Fatalf("start the Doris simulator: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e := &env{t: t, db: in, sim: s}
-	e.cfg = simConfig(t, s, envOpts{user: user, password: pw})
-	e.open()
-	return e
-}
 
 // TestSlowQueriesFollowAuditGrant: an account granted SELECT on exactly
 // the audit log (what a Doris administrator grants to let someone read it)
@@ -63,11 +24,16 @@ func newEnvAs(t *testing.T, profile, user, pw string) *env {
 // enough and the probe was refused for the first account too.
 func TestSlowQueriesFollowAuditGrant(t *testing.T) {
 	in := mariadb.SharedFor(t)
-	auditorPW := extraAccount(t, in, "lh_auditor", "SELECT ON __internal_schema.audit_log", "SELECT ON demo.*")
-	blindPW := extraAccount(t, in, "lh_blind", "SELECT ON demo.*")
+	newAccount(t, in, "lh_auditor", "lh_auditor-pw-7Qx", "SELECT ON __internal_schema.audit_log", "SELECT ON demo.*")
+	newAccount(t, in, "lh_blind", "lh_blind-pw-7Qx", "SELECT ON demo.*")
+	// The simulator logs in upstream as each account; its own audit log
+	// writer stays off, so that the accounts' grants decide alone.
+	as := func(p, user, pw string) *env {
+		return newEnv(t, envOpts{profile: p, user: user, password: pw, users: map[string]string{user: pw}, noAudit: true})
+	}
 	for _, p := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnvAs(t, p, "lh_auditor", auditorPW)
+			e := as(p, "lh_auditor", "lh_auditor-pw-7Qx")
 			a := e.discover("doris_query").availability(t, "list_slow_queries").Availability
 			if !a.Callable || a.ReasonCode != "CAPABILITY_VERIFIED" {
 				t.Fatalf("auditor: got %+v, want callable with CAPABILITY_VERIFIED", a)
@@ -83,7 +49,7 @@ func TestSlowQueriesFollowAuditGrant(t *testing.T) {
 				t.Fatalf("auditor: DESC audit_log: got %d rows, first %v", q.RowCount, q.Rows[0])
 			}
 
-			e = newEnvAs(t, p, "lh_blind", blindPW)
+			e = as(p, "lh_blind", "lh_blind-pw-7Qx")
 			a = e.discover("doris_query").availability(t, "list_slow_queries").Availability
 			if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PERMISSION_DENIED" {
 				t.Fatalf("blind: got %+v, want unavailable with CAPABILITY_PROBE_PERMISSION_DENIED", a)
