@@ -171,11 +171,11 @@ func (r *Runtime) getRuntimeCapabilities(ctx context.Context, c *Call) (*Result,
 	}
 	data := map[string]any{
 		"versions": map[string]any{
-			"master_fe": nilIfEmpty(s.Master.String(), s.Master.IsZero()),
+			"master_fe": strOrNil(s.Master.String(), !s.Master.IsZero()),
 			"frontends": orEmpty(s.Versions("fe")),
 			"backends":  orEmpty(s.Versions("be")),
 		},
-		"deployment_mode": nilIfEmpty(s.Mode, s.Mode == ""),
+		"deployment_mode": strOrNil(s.Mode, s.Mode != ""),
 		"mixed_versions":  s.Mixed,
 		"stale":           s.Stale,
 		// No Doris release is certified by this build: it has been tested
@@ -195,13 +195,6 @@ func (r *Runtime) getRuntimeCapabilities(ctx context.Context, c *Call) (*Result,
 		res.Warnings = append(res.Warnings, "Backend versions are not visible to this account (SHOW BACKENDS needs ADMIN).")
 	}
 	return res, nil
-}
-
-func nilIfEmpty(s string, empty bool) any {
-	if empty {
-		return nil
-	}
-	return s
 }
 
 func (r *Runtime) clusterHandlers() map[string]Handler {
