@@ -25,6 +25,22 @@ type listedPackage struct {
 	Imports    []string
 }
 
+// domainPackages are the packages of the eight domains, one each, under
+// doris/.
+var domainPackages = []string{"doris/metadata", "doris/query", "doris/cluster", "doris/pipeline",
+	"doris/search", "doris/governance", "doris/lakehouse", "doris/semantic"}
+
+// domainOf returns the domain package an import path is (or is under),
+// without the doris/ prefix, or "".
+func domainOf(path string) string {
+	for _, d := range domainPackages {
+		if under(path, d) {
+			return strings.TrimPrefix(d, "doris/")
+		}
+	}
+	return ""
+}
+
 // listPackages runs go list over the module's packages (tests excluded).
 func listPackages(t *testing.T) map[string]listedPackage {
 	t.Helper()
@@ -62,12 +78,13 @@ func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
 	for path, p := range pkgs {
 		switch {
-		case under(path, "guard"), under(path, "handle"), under(path, "mcp/metrics"), under(path, "mcp/audit"):
+		case under(path, "guard"), under(path, "handle"), under(path, "mcp/metrics"), under(path, "mcp/audit"), under(path, "doris/schema"):
 			// The metrics registry and the audit log writer know nothing of
-			// MCP or Doris: main and package mcp feed them.
+			// MCP or Doris: main and package mcp feed them. doris/schema is
+			// the JSON layer and the validator.
 			for _, d := range p.Deps {
 				if !isStd(d) {
-					t.Errorf("%s depends on %s; guard, handle, mcp/metrics and mcp/audit use only the standard library", path, d)
+					t.Errorf("%s depends on %s; guard, handle, doris/schema, mcp/metrics and mcp/audit use only the standard library", path, d)
 				}
 			}
 		case under(path, "auth"):
@@ -82,6 +99,28 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s imports %s; doris never imports catalog or mcp", path, d)
 				}
 			}
+			if domain := domainOf(path); domain != "" {
+				// A handler reaches Doris only through the core's kit: no
+				// connection, pool or driver of its own, and no other
+				// domain's internals (query, which others may reuse, aside).
+				for _, d := range p.Imports {
+					if d == "database/sql" || d == "database/sql/driver" || d == "github.com/go-sql-driver/mysql" {
+						t.Errorf("domain package %s imports %s; handlers reach Doris only through the doris core", path, d)
+					}
+					if other := domainOf(d); other != "" && other != domain && other != "query" {
+						t.Errorf("domain package %s imports domain %s; a domain imports the core and at most doris/query", path, d)
+					}
+				}
+			}
+		case under(path, "mcp"):
+			// The protocol layer knows no Doris: what it needs of the
+			// runtime (the trace context, refusal labels) reaches it through
+			// catalog.
+			for _, d := range p.Imports {
+				if d == module+"/doris" || domainOf(d) != "" {
+					t.Errorf("%s imports %s; mcp reaches the Doris side only through catalog", path, d)
+				}
+			}
 		case under(path, "catalog"):
 			for _, d := range p.Deps {
 				if under(d, "mcp") {
@@ -90,7 +129,7 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"guard", "handle", "auth", "doris", "catalog", "mcp", "mcp/metrics", "mcp/audit"} {
+	for _, want := range append([]string{"guard", "handle", "auth", "doris", "doris/schema", "catalog", "mcp", "mcp/metrics", "mcp/audit"}, domainPackages...) {
 		if _, ok := pkgs[module+"/"+want]; !ok {
 			t.Errorf("package %s not found by go list", want)
 		}

@@ -142,7 +142,7 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err := doris.Open(cfg.Doris, doris.Options{Logger: log, Handles: signer})
+	rt, err := doris.Open(cfg.Doris, doris.Options{Logger: log, Handles: signer, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		return nil, nil, err
 	}

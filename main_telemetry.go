@@ -69,7 +69,7 @@ var processStart = time.Now()
 // collectDoris registers the runtime's readings, taken at scrape time:
 // pools per kind of route, query slots, capability evidence.
 func collectDoris(reg *metrics.Registry, rt *doris.Runtime) {
-	probes := metrics.NewLabels("probe", doris.ProbeNames())
+	probes := metrics.NewLabels("probe", rt.ProbeNames())
 	outcomes := metrics.NewLabels("outcome", doris.ProbeOutcomes())
 	reg.Collect("doris", func(w *metrics.Writer) {
 		pools := rt.PoolStats()

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris"
+
 // This file defines the shape of the contract table. The table itself is
 // split by domain into table_<domain>.go files: one flat, greppable list of
 // literal values per domain, in the reference server's order.
@@ -27,6 +29,9 @@ type Child struct {
 	// Description is the canonical description in our own words. With the
 	// availability prefix it must stay within 800 characters.
 	Description string
+	// Handler runs the child, in its domain's package under doris/; nil
+	// leaves the child listed but never callable (HANDLER_NOT_BOUND).
+	Handler doris.Handler
 	// Input is the literal JSON Schema 2020-12 of the child's arguments:
 	// always "type":"object" with "additionalProperties":false.
 	Input string

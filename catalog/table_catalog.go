@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/metadata"
+
 // catalogDomain is doris_catalog: object metadata only (catalogs, databases,
 // tables, schemas, comments, indexes, sizes).
 var catalogDomain = Domain{
@@ -11,8 +13,9 @@ var catalogDomain = Domain{
 		"ingestion pipelines, governance or audit, search, or semantic models.",
 	Children: []Child{
 		{
-			Name:  "list_catalogs",
-			Title: "List catalogs",
+			Name:    "list_catalogs",
+			Handler: metadata.ListCatalogs,
+			Title:   "List catalogs",
 			Description: "Lists the catalogs the caller can see: the internal catalog and, unless " +
 				"include_external is false, external catalogs such as Hive, Iceberg or JDBC. Each item " +
 				"has the catalog name, type and whether it is the session's current catalog. Use it " +
@@ -34,8 +37,9 @@ var catalogDomain = Domain{
 			Probes:   []string{"catalog.show_catalogs"},
 		},
 		{
-			Name:  "list_databases",
-			Title: "List databases",
+			Name:    "list_databases",
+			Handler: metadata.ListDatabases,
+			Title:   "List databases",
 			Description: "Lists the databases of one catalog, or of the session's current catalog when " +
 				"catalog is omitted, optionally filtered by a name glob. Returns names only, without " +
 				"table counts or sizes. Use it to find the database to pass to list_tables or " +
@@ -55,8 +59,9 @@ var catalogDomain = Domain{
 			Probes:   []string{"catalog.show_databases"},
 		},
 		{
-			Name:  "list_tables",
-			Title: "List tables",
+			Name:    "list_tables",
+			Handler: metadata.ListTables,
+			Title:   "List tables",
 			Description: "Lists the tables, views and materialized views of one database with their " +
 				"type and storage format, filtered by a name glob and by types. Items are sorted by name " +
 				"and returned 100 per page; pass next_cursor back as page. A cursor expires, and fails " +
@@ -81,8 +86,9 @@ var catalogDomain = Domain{
 			Probes:   []string{"catalog.show_databases"},
 		},
 		{
-			Name:  "get_table_context",
-			Title: "Get table context",
+			Name:    "get_table_context",
+			Handler: metadata.GetTableContext,
+			Title:   "Get table context",
 			Description: "Returns what is needed to understand or query one table: the column schema " +
 				"(always included), plus table and column comments, indexes and basic facts such as " +
 				"engine, key model, rows and size, as chosen by sections. Each section has its own " +
@@ -103,8 +109,9 @@ var catalogDomain = Domain{
 			},
 		},
 		{
-			Name:  "get_table_size",
-			Title: "Get table size",
+			Name:    "get_table_size",
+			Handler: metadata.GetTableSize,
+			Title:   "Get table size",
 			Description: "Returns the row count and the data and index bytes of one table from " +
 				"information_schema.tables and, with include_partitions, the same figures per partition " +
 				"from information_schema.partitions. Figures are Doris statistics and can lag recent " +

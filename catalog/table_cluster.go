@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/cluster"
+
 // clusterDomain is doris_cluster: runtime and resource state.
 var clusterDomain = Domain{
 	Name:  "doris_cluster",
@@ -11,8 +13,9 @@ var clusterDomain = Domain{
 		"ingestion jobs, audit or lineage.",
 	Children: []Child{
 		{
-			Name:  "get_cluster_overview",
-			Title: "Get cluster overview",
+			Name:    "get_cluster_overview",
+			Handler: cluster.GetClusterOverview,
+			Title:   "Get cluster overview",
 			Description: "Returns one health summary of the cluster: node liveness (always), plus " +
 				"running tasks, key metrics, memory, file cache and compaction as chosen by include. " +
 				"Each section reports success or unavailable with a reason, so one failing source does " +
@@ -38,8 +41,9 @@ var clusterDomain = Domain{
 			Variants: []Variant{{Name: "cluster_summary", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "list_cluster_nodes",
-			Title: "List cluster nodes",
+			Name:    "list_cluster_nodes",
+			Handler: cluster.ListClusterNodes,
+			Title:   "List cluster nodes",
 			Description: "Lists frontends, backends and brokers with host, ports, role, liveness, " +
 				"version and resource figures from SHOW FRONTENDS, SHOW BACKENDS and SHOW BROKER. " +
 				"node_types narrows the list; include_metrics adds a small /metrics snapshot per node " +
@@ -65,8 +69,9 @@ var clusterDomain = Domain{
 			Variants: []Variant{{Name: "cluster_nodes", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "list_active_tasks",
-			Title: "List active tasks",
+			Name:    "list_active_tasks",
+			Handler: cluster.ListActiveTasks,
+			Title:   "List active tasks",
 			Description: "Lists running queries, longest first, and on request backend compaction tasks " +
 				"(be_compaction_tasks, Doris 4.0+), with state, user and elapsed time. Queries come from " +
 				"SHOW PROC '/current_queries', information_schema.active_queries or SHOW FULL PROCESSLIST, " +
@@ -96,8 +101,9 @@ var clusterDomain = Domain{
 			},
 		},
 		{
-			Name:  "get_monitoring_metrics",
-			Title: "Get monitoring metrics",
+			Name:    "get_monitoring_metrics",
+			Handler: cluster.GetMonitoringMetrics,
+			Title:   "Get monitoring metrics",
 			Description: "Returns a point-in-time snapshot of allowlisted metrics from FE /metrics and the " +
 				"configured BEs' /metrics, filtered by metric_names (up to 100; default a core set) and " +
 				"node_ids (web server host:port). A failing node is unavailable with a reason. window is " +
@@ -130,8 +136,9 @@ var clusterDomain = Domain{
 			Provider: ProviderFEHTTP,
 		},
 		{
-			Name:  "get_memory_stats",
-			Title: "Get memory stats",
+			Name:    "get_memory_stats",
+			Handler: cluster.GetMemoryStats,
+			Title:   "Get memory stats",
 			Description: "Returns backend memory use from BE /metrics: per-node process usage and " +
 				"limits (summary), memory trackers (trackers) or the 20 largest consumers " +
 				"(top_consumers). Needs BE HTTP hosts to be configured on the server. Values are a " +
@@ -161,8 +168,9 @@ var clusterDomain = Domain{
 			Provider: ProviderBEHTTP,
 		},
 		{
-			Name:  "get_cache_status",
-			Title: "Get cache status",
+			Name:    "get_cache_status",
+			Handler: cluster.GetCacheStatus,
+			Title:   "Get cache status",
 			Description: "Returns backend file cache state (capacity, usage, hits and, with " +
 				"include_queues, per-queue figures) from information_schema.file_cache_statistics, " +
 				"falling back to BE /metrics cache families. Doris 4.1+ adds condition and Parquet page " +
@@ -191,8 +199,9 @@ var clusterDomain = Domain{
 			},
 		},
 		{
-			Name:  "get_compaction_status",
-			Title: "Get compaction status",
+			Name:    "get_compaction_status",
+			Handler: cluster.GetCompactionStatus,
+			Title:   "Get compaction status",
 			Description: "Returns backend compaction work: running and recent tasks from " +
 				"information_schema.be_compaction_tasks where Doris has the native tracker (4.0.6 to " +
 				"before 4.1.0, and 4.1.1+), otherwise an aggregate summary from BE /metrics. Filter by " +
@@ -224,8 +233,9 @@ var clusterDomain = Domain{
 			},
 		},
 		{
-			Name:  "get_workload_group_status",
-			Title: "Get workload group status",
+			Name:    "get_workload_group_status",
+			Handler: cluster.GetWorkloadGroupStatus,
+			Title:   "Get workload group status",
 			Description: "Lists workload groups with their resource settings (CPU, memory, " +
 				"concurrency, queueing) from SHOW WORKLOAD GROUPS and, with include_usage, their current " +
 				"usage. Filter by exact name. Use it to explain query queueing or resource isolation; " +
@@ -246,8 +256,9 @@ var clusterDomain = Domain{
 			Probes:   []string{"cluster.workload_groups"},
 		},
 		{
-			Name:  "get_compute_group_status",
-			Title: "Get compute group status",
+			Name:    "get_compute_group_status",
+			Handler: cluster.GetComputeGroupStatus,
+			Title:   "Get compute group status",
 			Description: "Lists the compute groups of a cloud (shared-data) deployment from SHOW " +
 				"COMPUTE GROUPS, with member backends (include_nodes) and usage (include_usage). " +
 				"Unavailable on integrated shared-nothing clusters, which have no compute groups. " +
@@ -274,8 +285,9 @@ var clusterDomain = Domain{
 			},
 		},
 		{
-			Name:  "analyze_resource_growth",
-			Title: "Analyze resource growth",
+			Name:    "analyze_resource_growth",
+			Handler: cluster.AnalyzeResourceGrowth,
+			Title:   "Analyze resource growth",
 			Description: "Returns recorded history, bucketed by hour, day or week over exactly window_days " +
 				"by Doris's clock: storage (partition sizes by creation time), query volume and distinct " +
 				"users (audit log). No forecasting; hourly buckets cover at most 180 days. Omit resource " +
@@ -308,8 +320,9 @@ var clusterDomain = Domain{
 			Probes:   []string{"cluster.history_buckets"},
 		},
 		{
-			Name:  "get_runtime_capabilities",
-			Title: "Get runtime capabilities",
+			Name:    "get_runtime_capabilities",
+			Handler: cluster.GetRuntimeCapabilities,
+			Title:   "Get runtime capabilities",
 			Description: "Returns this server's sanitized view of the Doris deployment: FE and BE " +
 				"versions, mixed-version and staleness flags, deployment mode, patch certification and " +
 				"probe outcome counts, with per-probe status and reason when detail is full. Use it to " +

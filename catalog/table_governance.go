@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/governance"
+
 // governanceDomain is doris_governance: quality, storage, lineage, audit,
 // UDFs and auth mapping.
 var governanceDomain = Domain{
@@ -11,8 +13,9 @@ var governanceDomain = Domain{
 		"run user SQL, change grants, or cover cluster state, ingestion jobs, search or semantic models.",
 	Children: []Child{
 		{
-			Name:  "analyze_columns",
-			Title: "Analyze columns",
+			Name:    "analyze_columns",
+			Handler: governance.AnalyzeColumns,
+			Title:   "Analyze columns",
 			Description: "Profiles columns of one table: type, nullability, default, collected column " +
 				"statistics and type risks and, only when sample_ratio is given, a sampled null ratio " +
 				"and distinct estimate (TABLESAMPLE; complex types skipped). Up to 32 columns; the " +
@@ -45,8 +48,9 @@ var governanceDomain = Domain{
 			Probes:   []string{"governance.information_schema"},
 		},
 		{
-			Name:  "analyze_table_storage",
-			Title: "Analyze table storage",
+			Name:    "analyze_table_storage",
+			Handler: governance.AnalyzeTableStorage,
+			Title:   "Analyze table storage",
 			Description: "Describes how one table is stored: key model, distribution, replication, " +
 				"compression, storage format, table statistics and sanitized properties, plus partitions " +
 				"(up to 1000) and indexes when asked. On Doris 4.1+ it also reports storage format v3 " +
@@ -81,8 +85,9 @@ var governanceDomain = Domain{
 			Probes: []string{"governance.information_schema"},
 		},
 		{
-			Name:  "get_lineage_capability_status",
-			Title: "Get lineage capability status",
+			Name:    "get_lineage_capability_status",
+			Handler: governance.GetLineageCapabilityStatus,
+			Title:   "Get lineage capability status",
 			Description: "Reports which lineage path is usable and why: the FE lineage plugin settings, " +
 				"whether the configured lineage store table exists, is queryable and has recent events, " +
 				"and whether the audit log has the fields SQL inference needs. Takes no arguments; call " +
@@ -109,8 +114,9 @@ var governanceDomain = Domain{
 			Variants: []Variant{{Name: "lineage_status", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "trace_column_lineage",
-			Title: "Trace column lineage",
+			Name:    "trace_column_lineage",
+			Handler: governance.TraceColumnLineage,
+			Title:   "Trace column lineage",
 			Description: "Traces lineage of a qualified table or column upstream, downstream or both, " +
 				"up to depth 5 and a configured edge cap. Uses native lineage events (Doris 4.0.6+ with " +
 				"the lineage plugin and store), otherwise infers edges from INSERT ... SELECT and CTAS " +
@@ -154,8 +160,9 @@ var governanceDomain = Domain{
 			},
 		},
 		{
-			Name:  "analyze_data_access_patterns",
-			Title: "Analyze data access patterns",
+			Name:    "analyze_data_access_patterns",
+			Handler: governance.AnalyzeDataAccessPatterns,
+			Title:   "Analyze data access patterns",
 			Description: "Summarizes who accessed which data and how often, from the audit log over " +
 				"window_days (1 to 30), grouped by user, object, hour or operation, optionally for one " +
 				"database or table. Raw SQL, client addresses and auth fields are never returned.",
@@ -184,8 +191,9 @@ var governanceDomain = Domain{
 			Probes:   []string{"governance.audit_log"},
 		},
 		{
-			Name:  "get_recent_audit_logs",
-			Title: "Get recent audit logs",
+			Name:    "get_recent_audit_logs",
+			Handler: governance.GetRecentAuditLogs,
+			Title:   "Get recent audit logs",
 			Description: "Lists recent audit events from the Doris audit log, newest first, with time, " +
 				"user, database, state, operation and timings; statements are redacted. Filter by user, " +
 				"operation, database and table within window_minutes (up to 30 days, default 24 " +
@@ -221,8 +229,9 @@ var governanceDomain = Domain{
 			Probes: []string{"governance.audit_log"},
 		},
 		{
-			Name:  "list_udfs",
-			Title: "List UDFs",
+			Name:    "list_udfs",
+			Handler: governance.ListUDFs,
+			Title:   "List UDFs",
 			Description: "Lists user-defined functions the caller can see, in one database or " +
 				"globally: name, signature, return type, kind and language (Java, and Python on Doris " +
 				"4.1.3+). Metadata only; no function is executed. Filter by language and a name glob.",
@@ -250,8 +259,9 @@ var governanceDomain = Domain{
 			Probes: []string{"governance.global_functions"},
 		},
 		{
-			Name:  "get_auth_mapping_status",
-			Title: "Get auth mapping status",
+			Name:    "get_auth_mapping_status",
+			Handler: governance.GetAuthMappingStatus,
+			Title:   "Get auth mapping status",
 			Description: "Reports whether LDAP or OIDC role mapping is configured and ready: " +
 				"authentication type, LDAP enablement, TLS and default roles and, on Doris 4.1.2+, role " +
 				"mappings from information_schema.role_mappings. include_roles adds visible roles. No " +

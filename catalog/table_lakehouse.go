@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/lakehouse"
+
 // lakehouseDomain is doris_lakehouse: external catalogs, lakehouse tables and
 // semi-structured VARIANT columns.
 var lakehouseDomain = Domain{
@@ -11,8 +13,9 @@ var lakehouseDomain = Domain{
 		"values, runs no free-form SQL, and does not list ordinary catalog objects (catalog domain).",
 	Children: []Child{
 		{
-			Name:  "inspect_external_catalog",
-			Title: "Inspect external catalog",
+			Name:    "inspect_external_catalog",
+			Handler: lakehouse.InspectExternalCatalog,
+			Title:   "Inspect external catalog",
 			Description: "Describes one external catalog: type, state, properties with secrets and " +
 				"storage locations removed, and what can be inspected in it, optionally with a bounded " +
 				"sample of its databases and tables (object_limit, at most 500). Use it to understand a " +
@@ -44,8 +47,9 @@ var lakehouseDomain = Domain{
 			Probes:   []string{"lakehouse.show_catalogs"},
 		},
 		{
-			Name:  "inspect_lakehouse_table",
-			Title: "Inspect lakehouse table",
+			Name:    "inspect_lakehouse_table",
+			Handler: lakehouse.InspectLakehouseTable,
+			Title:   "Inspect lakehouse table",
 			Description: "Describes one external lakehouse table: format, columns and statistics, " +
 				"snapshots (Iceberg and Paimon only) and partitions when asked, and pushdown evidence " +
 				"from EXPLAIN. On Doris 4.1+ it also reports Iceberg deletion vectors and row lineage. " +
@@ -84,8 +88,9 @@ var lakehouseDomain = Domain{
 			Probes: []string{"lakehouse.show_catalogs"},
 		},
 		{
-			Name:  "inspect_variant_column",
-			Title: "Inspect VARIANT column",
+			Name:    "inspect_variant_column",
+			Handler: lakehouse.InspectVariantColumn,
+			Title:   "Inspect VARIANT column",
 			Description: "Profiles one VARIANT column: the sub-paths present, their inferred types and " +
 				"how sparse they are over up to sample_rows rows, and safe VARIANT storage properties. " +
 				"Returns types only, never values; path limits it to one sub-path. Needs Doris 2.1+; " +

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/pipeline"
+
 // pipelineDomain is doris_pipeline: ingestion jobs, materialized views,
 // freshness and inferred dependencies.
 var pipelineDomain = Domain{
@@ -11,8 +13,9 @@ var pipelineDomain = Domain{
 		"ad-hoc SQL, trace column lineage or audit trails (governance), or report cluster resources.",
 	Children: []Child{
 		{
-			Name:  "get_ingestion_status",
-			Title: "Get ingestion status",
+			Name:    "get_ingestion_status",
+			Handler: pipeline.GetIngestionStatus,
+			Title:   "Get ingestion status",
 			Description: "Lists load jobs of one database: batch loads, stream load records, routine " +
 				"loads, INSERT jobs and, on Doris 4.1+, continuous loads, with state, progress, times " +
 				"and an error summary. database defaults to the session database. Filter by job_types, " +
@@ -45,8 +48,9 @@ var pipelineDomain = Domain{
 			Probes: []string{"pipeline.show_load"},
 		},
 		{
-			Name:  "diagnose_ingestion",
-			Title: "Diagnose ingestion",
+			Name:    "diagnose_ingestion",
+			Handler: pipeline.DiagnoseIngestion,
+			Title:   "Diagnose ingestion",
 			Description: "Diagnoses an ingestion problem for one job_id, or for a database and table: " +
 				"job state and errors, table freshness, optionally upstream dependencies, and recent " +
 				"load statements from the audit log within window_minutes. Returns findings with " +
@@ -79,8 +83,9 @@ var pipelineDomain = Domain{
 			Variants: []Variant{{Name: "deterministic_ingestion_diagnosis", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "get_materialized_view_status",
-			Title: "Get materialized view status",
+			Name:    "get_materialized_view_status",
+			Handler: pipeline.GetMaterializedViewStatus,
+			Title:   "Get materialized view status",
 			Description: "Lists asynchronous materialized views with state, refresh state and mode, " +
 				"sync status with base tables and their scheduler jobs, plus up to 500 recent refresh " +
 				"tasks with include_refresh_history, and synchronous MV build jobs. On cloud deployments " +
@@ -115,8 +120,9 @@ var pipelineDomain = Domain{
 			Probes: []string{"pipeline.mv_jobs"},
 		},
 		{
-			Name:  "monitor_data_freshness",
-			Title: "Monitor data freshness",
+			Name:    "monitor_data_freshness",
+			Handler: pipeline.MonitorDataFreshness,
+			Title:   "Monitor data freshness",
 			Description: "Checks how stale one table is against threshold_seconds: from MAX(time_column) " +
 				"when given, else from partition visible-version times, else from the latest load in " +
 				"the audit log. Returns the last update time, lag in seconds, a fresh, stale or unknown " +
@@ -142,8 +148,9 @@ var pipelineDomain = Domain{
 			Variants: []Variant{{Name: "freshness_evidence", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "analyze_data_dependencies",
-			Title: "Analyze data dependencies",
+			Name:    "analyze_data_dependencies",
+			Handler: pipeline.AnalyzeDataDependencies,
+			Title:   "Analyze data dependencies",
 			Description: "Returns upstream and/or downstream dependencies of one object, inferred from " +
 				"materialized view queries, view definitions and INSERT or CREATE VIEW statements in the " +
 				"last 30 days of the audit log. depth 1 to 5, at most 500 edges; edges are inferred, not " +

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/query"
+
 // queryDomain is doris_query: read-only SQL, plans, profiles, slow queries
 // and explicit ADBC access.
 var queryDomain = Domain{
@@ -12,8 +14,9 @@ var queryDomain = Domain{
 		"search or semantic state.",
 	Children: []Child{
 		{
-			Name:  "execute_query",
-			Title: "Execute a read-only query",
+			Name:    "execute_query",
+			Handler: query.ExecuteQuery,
+			Title:   "Execute a read-only query",
 			Description: "Runs exactly one read-only statement (SELECT, WITH ... SELECT, SHOW, DESC or " +
 				"EXPLAIN) and returns columns and rows. Writes, DDL, multiple statements and side-effect " +
 				"functions are rejected. Values go in parameters as %(name)s placeholders. Results stop " +
@@ -32,8 +35,9 @@ var queryDomain = Domain{
 			Variants: []Variant{{Name: "mysql_read_only", Ranges: []string{"2.0.0-"}}},
 		},
 		{
-			Name:  "explain_query",
-			Title: "Explain a query",
+			Name:    "explain_query",
+			Handler: query.ExplainQuery,
+			Title:   "Explain a query",
 			Description: "Returns the Doris plan of one read-only statement without running it, plus " +
 				"facets pulled from the plan: partition pruning, predicate pushdown, join types and " +
 				"index use. level verbose uses EXPLAIN VERBOSE; costs also uses it and adds a warning, " +
@@ -64,8 +68,9 @@ var queryDomain = Domain{
 			Probes: []string{"query.explain"},
 		},
 		{
-			Name:  "get_query_profile",
-			Title: "Get a query profile",
+			Name:    "get_query_profile",
+			Handler: query.GetQueryProfile,
+			Title:   "Get a query profile",
 			Description: "Returns the FE execution profile of one query: by query_id, by the trace_id of " +
 				"an earlier MCP call (its newest profiled query), or by running the given read-only sql once " +
 				"with profiling on. Needs the FE HTTP profile API (not on per-user Doris OAuth routes). " +
@@ -93,8 +98,9 @@ var queryDomain = Domain{
 			Provider: ProviderFEHTTP,
 		},
 		{
-			Name:  "diagnose_query_performance",
-			Title: "Diagnose query performance",
+			Name:    "diagnose_query_performance",
+			Handler: query.DiagnoseQueryPerformance,
+			Title:   "Diagnose query performance",
 			Description: "Diagnoses one query, by query_id or by sql, from its plan, profile and audit " +
 				"record using fixed rules: cross joins, spills, scans far larger than the result, long " +
 				"duration and high peak memory. Returns findings with evidence; unreadable sources are " +
@@ -125,8 +131,9 @@ var queryDomain = Domain{
 			Probes:   []string{"query.explain"},
 		},
 		{
-			Name:  "list_slow_queries",
-			Title: "List slow queries",
+			Name:    "list_slow_queries",
+			Handler: query.ListSlowQueries,
+			Title:   "List slow queries",
 			Description: "Lists finished queries slower than min_duration_ms within the last " +
 				"window_minutes from internal.__internal_schema.audit_log, slowest first: user, " +
 				"database, state, timings, scanned rows and bytes, peak memory and a masked statement " +

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/search"
+
 // searchDomain is doris_search: text, vector and hybrid retrieval.
 var searchDomain = Domain{
 	Name:  "doris_search",
@@ -10,8 +12,9 @@ var searchDomain = Domain{
 		"general SQL, browse catalog metadata, or cover cluster, pipeline, governance or semantic models.",
 	Children: []Child{
 		{
-			Name:  "search_data",
-			Title: "Search data",
+			Name:    "search_data",
+			Handler: search.SearchData,
+			Title:   "Search data",
 			Description: "Runs a structured text, vector or hybrid search on one table and returns up " +
 				"to top_k rows (default 10). Text needs an inverted index on every field; vector and " +
 				"hybrid need Doris 4.0+ and an ANN index whose dim equals the vector length. Filters are " +
@@ -49,8 +52,9 @@ var searchDomain = Domain{
 			Probes: []string{"search.show_index"},
 		},
 		{
-			Name:  "preview_text_analysis",
-			Title: "Preview text analysis",
+			Name:    "preview_text_analysis",
+			Handler: search.PreviewTextAnalysis,
+			Title:   "Preview text analysis",
 			Description: "Shows the tokens Doris produces for a text with a given analyzer, or tokenizer " +
 				"and token filters, using TOKENIZE. Use it to choose an inverted index parser or to " +
 				"explain why a MATCH search did or did not hit. Reads no table data; text is limited to " +
@@ -77,8 +81,9 @@ var searchDomain = Domain{
 			Probes:   []string{"search.tokenize"},
 		},
 		{
-			Name:  "inspect_search_indexes",
-			Title: "Inspect search indexes",
+			Name:    "inspect_search_indexes",
+			Handler: search.InspectSearchIndexes,
+			Title:   "Inspect search indexes",
 			Description: "Returns the search-related indexes of one table (inverted, ANN, n-gram bloom " +
 				"filter) with columns and properties such as parser, metric and dimension, plus index " +
 				"build jobs from SHOW BUILD INDEX. Use it before search_data to see which fields are " +
@@ -110,8 +115,9 @@ var searchDomain = Domain{
 			Probes: []string{"search.show_index"},
 		},
 		{
-			Name:  "diagnose_search_query",
-			Title: "Diagnose a search query",
+			Name:    "diagnose_search_query",
+			Handler: search.DiagnoseSearchQuery,
+			Title:   "Diagnose a search query",
 			Description: "Diagnoses a search given as a read-only SELECT (sql) or as a search_data " +
 				"request: which indexes exist on the fields, whether the plan uses them (EXPLAIN) and, " +
 				"with include_profile, the execution profile. Returns findings with evidence; sources " +

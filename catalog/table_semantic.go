@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/doris-mcp/doris-mcp-server/doris/semantic"
+
 // semanticDomain is doris_semantic: optional Apache Ossie grounding and
 // MetricFlow consumption.
 var semanticDomain = Domain{
@@ -12,8 +14,9 @@ var semanticDomain = Domain{
 		"governance state.",
 	Children: []Child{
 		{
-			Name:  "list_semantic_models",
-			Title: "List semantic models",
+			Name:    "list_semantic_models",
+			Handler: semantic.ListSemanticModels,
+			Title:   "List semantic models",
 			Description: "Lists the Apache Ossie semantic models you may use (model_ref, name, namespace, tags, " +
 				"visible datasets). Filter by namespace, tag or name glob.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -35,8 +38,9 @@ var semanticDomain = Domain{
 			Provider: ProviderOssie,
 		},
 		{
-			Name:  "get_semantic_model_summary",
-			Title: "Get semantic model summary",
+			Name:    "get_semantic_model_summary",
+			Handler: semantic.GetSemanticModelSummary,
+			Title:   "Get semantic model summary",
 			Description: "Summarizes one Ossie model by exact model_ref: the datasets, fields, metrics and joins " +
 				"you can see; include_bindings adds their Doris tables.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -60,8 +64,9 @@ var semanticDomain = Domain{
 			Provider: ProviderOssie,
 		},
 		{
-			Name:  "get_semantic_context",
-			Title: "Get semantic context",
+			Name:    "get_semantic_context",
+			Handler: semantic.GetSemanticContext,
+			Title:   "Get semantic context",
 			Description: "Grounding from one Ossie model for a question or named metrics, dimensions or datasets: " +
 				"definitions, joins and Doris tables you can see. Runs no SQL.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -88,8 +93,9 @@ var semanticDomain = Domain{
 			Provider: ProviderOssie,
 		},
 		{
-			Name:  "get_semantic_mapping_status",
-			Title: "Get semantic mapping status",
+			Name:    "get_semantic_mapping_status",
+			Handler: semantic.GetSemanticMappingStatus,
+			Title:   "Get semantic mapping status",
 			Description: "Checks each Doris binding of one Ossie model against live metadata: visible, SELECT " +
 				"allowed, columns present, types fitting. Optionally one dataset.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -114,8 +120,9 @@ var semanticDomain = Domain{
 			Provider: ProviderOssie,
 		},
 		{
-			Name:  "list_metricflow_models",
-			Title: "List MetricFlow models",
+			Name:    "list_metricflow_models",
+			Handler: semantic.ListMetricFlowModels,
+			Title:   "List MetricFlow models",
 			Description: "Lists the model refs the configured MetricFlow provider offers. Takes no arguments; pass " +
 				"a model_ref to the other MetricFlow children.",
 			Input:  `{"type":"object","additionalProperties":false,"properties":{}}`,
@@ -132,8 +139,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "get_metricflow_status",
-			Title: "Get MetricFlow status",
+			Name:    "get_metricflow_status",
+			Handler: semantic.GetMetricFlowStatus,
+			Title:   "Get MetricFlow status",
 			Description: "Checks one MetricFlow model_ref: the provider answers, the model is valid, it compiles " +
 				"for Doris. Use it when another MetricFlow call fails.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -155,8 +163,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "list_metricflow_metrics",
-			Title: "List MetricFlow metrics",
+			Name:    "list_metricflow_metrics",
+			Handler: semantic.ListMetricFlowMetrics,
+			Title:   "List MetricFlow metrics",
 			Description: "Lists one MetricFlow model's metrics (type, label, description) and, with " +
 				"include_dimensions, their dimensions. search filters by substring.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -180,8 +189,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "get_metricflow_group_bys",
-			Title: "Get MetricFlow group-bys",
+			Name:    "get_metricflow_group_bys",
+			Handler: semantic.GetMetricFlowGroupBys,
+			Title:   "Get MetricFlow group-bys",
 			Description: "Lists the dimensions, time dimensions and entities that can group all the given metrics: " +
 				"the valid group_by values of a MetricFlow query.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -202,8 +212,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "list_metricflow_saved_queries",
-			Title: "List MetricFlow saved queries",
+			Name:    "list_metricflow_saved_queries",
+			Handler: semantic.ListMetricFlowSavedQueries,
+			Title:   "List MetricFlow saved queries",
 			Description: "Lists one MetricFlow model's saved queries (name, description, metrics, group-bys). " +
 				"Metadata only; compile or execute one by saved_query.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -225,8 +236,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "get_metricflow_dimension_values",
-			Title: "Get MetricFlow dimension values",
+			Name:    "get_metricflow_dimension_values",
+			Handler: semantic.GetMetricFlowDimensionValues,
+			Title:   "Get MetricFlow dimension values",
 			Description: "Returns the distinct values of one dimension for the given metrics, optionally within " +
 				"start_time and end_time; compiled by MetricFlow, run read-only.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -246,8 +258,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "compile_metricflow_query",
-			Title: "Compile a MetricFlow query",
+			Name:    "compile_metricflow_query",
+			Handler: semantic.CompileMetricFlowQuery,
+			Title:   "Compile a MetricFlow query",
 			Description: "Compiles a MetricFlow request (metrics or a saved query, group_by, where, time range, " +
 				"order_by, limit) to Doris SQL without running it.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
@@ -276,8 +289,9 @@ var semanticDomain = Domain{
 			Provider: ProviderMetricFlow,
 		},
 		{
-			Name:  "execute_metricflow_query",
-			Title: "Execute a MetricFlow query",
+			Name:    "execute_metricflow_query",
+			Handler: semantic.ExecuteMetricFlowQuery,
+			Title:   "Execute a MetricFlow query",
 			Description: "Compiles a MetricFlow request to Doris SQL and runs it as execute_query does: read-only " +
 				"guard, max_rows, timeout_ms, byte caps. Returns rows and SQL.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{

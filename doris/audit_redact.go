@@ -93,7 +93,7 @@ func redactValue(key string, v any, cut int) any {
 		var s string
 		switch {
 		case sqlArgumentNames[strings.ToLower(key)]:
-			s, _ = sanitizeStatement(x, 0)
+			s, _ = SanitizeStatement(x, 0)
 		case nameShaped(x):
 			s = x
 		default:

@@ -104,7 +104,7 @@ func (c *capabilities) invalidate(key string) {
 // snapshot returns a coherent snapshot for rt with at least probes run
 // (or marked ProbeUnknown when the caller gave up first, or when the
 // evidence is stale and Doris is not answering).
-func (c *capabilities) snapshot(ctx context.Context, rt *route, probes []string) *Snapshot {
+func (c *capabilities) snapshot(ctx context.Context, rt *Route, probes []string) *Snapshot {
 	e := c.entry(rt.key)
 	g, snap := c.base(ctx, rt, e)
 	if g == nil {
@@ -143,7 +143,7 @@ func (c *capabilities) snapshot(ctx context.Context, rt *route, probes []string)
 // generation's own when fresh, a stale copy within the grace, or the
 // failure (with a nil generation). An expired generation is refreshed by
 // one run that every concurrent caller waits for.
-func (c *capabilities) base(ctx context.Context, rt *route, e *capEntry) (*generation, *Snapshot) {
+func (c *capabilities) base(ctx context.Context, rt *Route, e *capEntry) (*generation, *Snapshot) {
 	now := c.r.now()
 	e.mu.Lock()
 	if e.gen != nil && now.Sub(e.gen.snap.TakenAt) < c.r.cfg.CapabilityTTL {
@@ -178,7 +178,7 @@ func (c *capabilities) base(ctx context.Context, rt *route, e *capEntry) (*gener
 }
 
 // refreshBase takes the base evidence afresh and publishes the outcome.
-func (c *capabilities) refreshBase(ctx context.Context, rt *route, e *capEntry, f *flight) {
+func (c *capabilities) refreshBase(ctx context.Context, rt *Route, e *capEntry, f *flight) {
 	fresh := c.r.takeBase(ctx, rt)
 	now := c.r.now()
 	e.mu.Lock()
@@ -216,7 +216,7 @@ func staleOf(s *Snapshot) *Snapshot {
 // runProbes runs the probes g does not have valid outcomes for yet. Each
 // probe runs once per generation however many callers ask; transient
 // outcomes are retried once they expire.
-func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g *generation, probes []string) {
+func (c *capabilities) runProbes(ctx context.Context, rt *Route, e *capEntry, g *generation, probes []string) {
 	var wait []*flight
 	now := c.r.now()
 	e.mu.Lock()
@@ -260,17 +260,17 @@ func (c *capabilities) runProbes(ctx context.Context, rt *route, e *capEntry, g 
 // takeBase reads the base evidence: @@version_comment, SHOW FRONTENDS and
 // SHOW BACKENDS. Only the first is required; the node lists need
 // privileges a reader may not have, and their absence is recorded.
-func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
+func (r *Runtime) takeBase(ctx context.Context, rt *Route) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ProbeTimeout)
 	defer cancel()
 	s := &Snapshot{Route: rt.name, TakenAt: r.now(), Mode: "integrated", Providers: r.providers()}
-	rows, err := r.internalText(ctx, rt, "SELECT @@version_comment", 1, "DORIS")
+	rows, err := r.InternalText(ctx, rt, "SELECT @@version_comment", 1, "DORIS")
 	if err != nil {
 		s.Unavailable, s.Detail = unavailableReason(err)
 		return s
 	}
-	if len(rows.rows) == 1 && len(rows.rows[0]) == 1 {
-		s.Brand = rows.rows[0][0].String
+	if len(rows.Rows) == 1 && len(rows.Rows[0]) == 1 {
+		s.Brand = rows.Rows[0][0].String
 	}
 	b, ok := ParseBuild(s.Brand)
 	if !ok {
@@ -281,7 +281,7 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 	if b.Cloud {
 		s.Mode = "cloud"
 	}
-	if fe, err := r.internalText(ctx, rt, "SHOW FRONTENDS", 256, "DORIS"); err == nil {
+	if fe, err := r.InternalText(ctx, rt, "SHOW FRONTENDS", 256, "DORIS"); err == nil {
 		s.FEVisible = true
 		s.Frontends = nodes(fe, "fe")
 		for _, n := range s.Frontends {
@@ -292,11 +292,11 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 			}
 		}
 	}
-	if be, err := r.internalText(ctx, rt, "SHOW BACKENDS", 1024, "DORIS"); err == nil {
+	if be, err := r.InternalText(ctx, rt, "SHOW BACKENDS", 1024, "DORIS"); err == nil {
 		s.BEVisible = true
 		s.Backends = nodes(be, "be")
-		for _, row := range be.rows {
-			if tag := be.get(row, "Tag"); strings.Contains(tag, "compute_group") || strings.Contains(tag, "cloud_cluster") {
+		for _, row := range be.Rows {
+			if tag := be.Get(row, "Tag"); strings.Contains(tag, "compute_group") || strings.Contains(tag, "cloud_cluster") {
 				s.Mode = "cloud"
 			}
 		}
@@ -312,16 +312,16 @@ func (r *Runtime) takeBase(ctx context.Context, rt *route) *Snapshot {
 }
 
 // nodes reads SHOW FRONTENDS / SHOW BACKENDS rows by column name.
-func nodes(t *textRows, role string) []Node {
+func nodes(t *TextRows, role string) []Node {
 	var out []Node
-	for _, row := range t.rows {
-		host := t.get(row, "Host")
+	for _, row := range t.Rows {
+		host := t.Get(row, "Host")
 		if host == "" {
-			host = t.get(row, "IP")
+			host = t.Get(row, "IP")
 		}
-		n := Node{Role: role, Host: host, Alive: strings.EqualFold(t.get(row, "Alive"), "true"),
-			Master: strings.EqualFold(t.get(row, "IsMaster"), "true")}
-		if b, ok := ParseBuild(t.get(row, "Version")); ok {
+		n := Node{Role: role, Host: host, Alive: strings.EqualFold(t.Get(row, "Alive"), "true"),
+			Master: strings.EqualFold(t.Get(row, "IsMaster"), "true")}
+		if b, ok := ParseBuild(t.Get(row, "Version")); ok {
 			n.Version = b.Version.String()
 		}
 		out = append(out, n)
@@ -341,15 +341,15 @@ func (r *Runtime) providers() map[string]bool {
 
 // textRows is a small, fully read result of text values, for metadata and
 // probes.
-type textRows struct {
-	cols      []string
-	rows      [][]sql.NullString
-	truncated bool
+type TextRows struct {
+	Cols      []string
+	Rows      [][]sql.NullString
+	Truncated bool
 }
 
 // get returns the named column of row ("" for NULL or a missing column).
-func (t *textRows) get(row []sql.NullString, name string) string {
-	for i, c := range t.cols {
+func (t *TextRows) Get(row []sql.NullString, name string) string {
+	for i, c := range t.Cols {
 		if strings.EqualFold(c, name) {
 			return row[i].String
 		}
@@ -357,8 +357,8 @@ func (t *textRows) get(row []sql.NullString, name string) string {
 	return ""
 }
 
-func (t *textRows) has(name string) bool {
-	for _, c := range t.cols {
+func (t *TextRows) Has(name string) bool {
+	for _, c := range t.Cols {
 		if strings.EqualFold(c, name) {
 			return true
 		}
@@ -381,17 +381,17 @@ const (
 // text runs a metadata statement of a child and reads at most maxRows
 // rows of text (and at most maxTextBytes); truncated reports that more
 // were there.
-func (r *Runtime) text(ctx context.Context, rt *route, sqlText string, maxRows int, prefix string) (*textRows, error) {
-	out := &textRows{}
-	err := r.textInto(ctx, rt, stmt{sql: sqlText, prefix: prefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout)}, maxRows, out)
+func (r *Runtime) Text(ctx context.Context, rt *Route, sqlText string, maxRows int, prefix string) (*TextRows, error) {
+	out := &TextRows{}
+	err := r.TextInto(ctx, rt, Stmt{SQL: sqlText, Prefix: prefix, Timeout: DeadlineOr(ctx, r.cfg.QueryTimeout)}, maxRows, out)
 	return out, err
 }
 
 // internalText is text for the server's own capability evidence, which
 // takes no MAX_CONCURRENT_QUERIES slot.
-func (r *Runtime) internalText(ctx context.Context, rt *route, sqlText string, maxRows int, prefix string) (*textRows, error) {
-	out := &textRows{}
-	err := r.textInto(ctx, rt, stmt{sql: sqlText, prefix: prefix, timeout: deadlineOr(ctx, r.cfg.QueryTimeout),
+func (r *Runtime) InternalText(ctx context.Context, rt *Route, sqlText string, maxRows int, prefix string) (*TextRows, error) {
+	out := &TextRows{}
+	err := r.TextInto(ctx, rt, Stmt{SQL: sqlText, Prefix: prefix, Timeout: DeadlineOr(ctx, r.cfg.QueryTimeout),
 		internal: true}, maxRows, out)
 	return out, err
 }
@@ -401,21 +401,21 @@ func (r *Runtime) internalText(ctx context.Context, rt *route, sqlText string, m
 // that a result slightly over the limit ends normally and keeps its
 // connection; a larger one is stopped (killed). Either way out.truncated
 // tells that rows were left out.
-func (r *Runtime) textInto(ctx context.Context, rt *route, s stmt, maxRows int, out *textRows) error {
+func (r *Runtime) TextInto(ctx context.Context, rt *Route, s Stmt, maxRows int, out *TextRows) error {
 	total, extraRows, extraBytes := 0, 0, 0
-	return r.run(ctx, rt, s, func(cols []column, row []sql.RawBytes) (bool, error) {
-		if out.cols == nil {
-			out.cols = make([]string, len(cols))
+	return r.Run(ctx, rt, s, func(cols []Column, row []sql.RawBytes) (bool, error) {
+		if out.Cols == nil {
+			out.Cols = make([]string, len(cols))
 			for i, c := range cols {
-				out.cols[i] = c.Name
+				out.Cols[i] = c.Name
 			}
 		}
 		size := 0
 		for _, v := range row {
 			size += len(v)
 		}
-		if out.truncated || len(out.rows) >= maxRows || total+size > maxTextBytes {
-			out.truncated = true
+		if out.Truncated || len(out.Rows) >= maxRows || total+size > maxTextBytes {
+			out.Truncated = true
 			extraRows++
 			extraBytes += size
 			return extraRows > drainRows || extraBytes > drainBytes, nil
@@ -427,13 +427,13 @@ func (r *Runtime) textInto(ctx context.Context, rt *route, s stmt, maxRows int, 
 			}
 		}
 		total += size
-		out.rows = append(out.rows, vals)
+		out.Rows = append(out.Rows, vals)
 		return false, nil
 	})
 }
 
 // deadlineOr is the time left before ctx's deadline, or d.
-func deadlineOr(ctx context.Context, d time.Duration) time.Duration {
+func DeadlineOr(ctx context.Context, d time.Duration) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); left < d {
 			return max(left, time.Second)

@@ -10,7 +10,7 @@ import (
 // step is one section of a composite child (get_cluster_overview,
 // diagnose_ingestion, diagnose_search_query, ...). Steps run concurrently,
 // each under its own time bound.
-type step struct {
+type Step struct {
 	// Name is the section's key in the result.
 	Name string
 	// Required marks the step whose failure is the child's failure. A
@@ -26,18 +26,18 @@ type step struct {
 	// Run produces the section. A returned error becomes
 	// {status: "unavailable", reason_code} (or, for the required step,
 	// the child's error); a returned section is used as it is.
-	Run func(ctx context.Context) (section, error)
+	Run func(ctx context.Context) (Section, error)
 }
 
 // plan is the outcome of runPlan: every step's section by name, and
 // whether any optional section is missing.
 type plan struct {
-	Sections map[string]section
+	Sections map[string]Section
 	Partial  bool
 }
 
 // warnings says, in step order, which sections are unavailable and why.
-func (p *plan) warnings(steps []step) []string {
+func (p *plan) Warnings(steps []Step) []string {
 	var out []string
 	for _, s := range steps {
 		if sec := p.Sections[s.Name]; sec.Status != "success" {
@@ -56,11 +56,11 @@ func (p *plan) warnings(steps []step) []string {
 // cancelled); an optional one that fails, panics or runs out of its time
 // becomes an unavailable section with a reason code, and the rest of the
 // answer still arrives.
-func (r *Runtime) runPlan(ctx context.Context, steps []step) (*plan, error) {
+func (r *Runtime) RunPlan(ctx context.Context, steps []Step) (*plan, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type outcome struct {
-		sec section
+		sec Section
 		err error
 	}
 	done := make(map[string]chan struct{}, len(steps))
@@ -82,7 +82,7 @@ func (r *Runtime) runPlan(ctx context.Context, steps []step) (*plan, error) {
 					}
 					for j, p := range steps {
 						if p.Name == s.After && (results[j].err != nil || results[j].sec.Status == "unavailable") {
-							results[i] = outcome{sec: section{Status: "unavailable", ReasonCode: "SECTION_DEPENDENCY_UNAVAILABLE"}}
+							results[i] = outcome{sec: Section{Status: "unavailable", ReasonCode: "SECTION_DEPENDENCY_UNAVAILABLE"}}
 							return
 						}
 					}
@@ -105,14 +105,14 @@ func (r *Runtime) runPlan(ctx context.Context, steps []step) (*plan, error) {
 		}()
 	}
 	wg.Wait()
-	p := &plan{Sections: make(map[string]section, len(steps))}
+	p := &plan{Sections: make(map[string]Section, len(steps))}
 	for i, s := range steps {
 		o := results[i]
 		if o.err != nil {
 			if s.Required {
 				return nil, o.err
 			}
-			o.sec = unavailable(o.err)
+			o.sec = Unavailable(o.err)
 		}
 		if o.sec.Status == "" {
 			o.sec.Status = "success"
@@ -127,7 +127,7 @@ func (r *Runtime) runPlan(ctx context.Context, steps []step) (*plan, error) {
 
 // runStep runs f, turning a panic into an error so one broken section
 // never takes the call (or the server) down.
-func runStep(ctx context.Context, f func(context.Context) (section, error)) (sec section, err error) {
+func runStep(ctx context.Context, f func(context.Context) (Section, error)) (sec Section, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &Error{Kind: KindFailed, Reason: "SECTION_FAILED", Status: 500, Message: "the section failed",

@@ -13,20 +13,20 @@ import (
 // section and the rest still arrives.
 func TestRunPlan(t *testing.T) {
 	var r Runtime
-	ok := func(v string) func(context.Context) (section, error) {
-		return func(context.Context) (section, error) { return section{Status: "success", Data: v}, nil }
+	ok := func(v string) func(context.Context) (Section, error) {
+		return func(context.Context) (Section, error) { return Section{Status: "success", Data: v}, nil }
 	}
-	fail := func(reason string) func(context.Context) (section, error) {
-		return func(context.Context) (section, error) { return section{}, &Error{Reason: reason} }
+	fail := func(reason string) func(context.Context) (Section, error) {
+		return func(context.Context) (Section, error) { return Section{}, &Error{Reason: reason} }
 	}
-	hang := func(ctx context.Context) (section, error) { <-ctx.Done(); return section{}, ctx.Err() }
+	hang := func(ctx context.Context) (Section, error) { <-ctx.Done(); return Section{}, ctx.Err() }
 
 	start := time.Now()
-	p, err := r.runPlan(context.Background(), []step{
+	p, err := r.RunPlan(context.Background(), []Step{
 		{Name: "nodes", Required: true, Run: ok("n")},
 		{Name: "slow", Timeout: 50 * time.Millisecond, Run: hang},
 		{Name: "broken", Run: fail("CLUSTER_METRICS_UNAVAILABLE")},
-		{Name: "panics", Run: func(context.Context) (section, error) { panic("bug") }},
+		{Name: "panics", Run: func(context.Context) (Section, error) { panic("bug") }},
 		{Name: "after_broken", After: "broken", Run: ok("never")},
 		{Name: "after_nodes", After: "nodes", Run: ok("x")},
 	})
@@ -52,7 +52,7 @@ func TestRunPlan(t *testing.T) {
 		t.Error("plan with unavailable sections is not partial")
 	}
 
-	_, err = r.runPlan(context.Background(), []step{
+	_, err = r.RunPlan(context.Background(), []Step{
 		{Name: "nodes", Required: true, Run: fail("CLUSTER_NODE_METADATA_UNAVAILABLE")},
 		{Name: "slow", Run: hang},
 	})

@@ -1,6 +1,7 @@
 package doris
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -225,7 +226,7 @@ func (c *Config) Validate() []error {
 		fail("GOVERNANCE_LINEAGE_RECENT_EVENT_MINUTES", "%d is outside 1..525600", g.RecentEventMinutes)
 	}
 	if g.LineageStoreTable != "" {
-		if _, err := lineageStoreParts(g.LineageStoreTable); err != nil {
+		if _, err := LineageStoreParts(g.LineageStoreTable); err != nil {
 			fail("GOVERNANCE_LINEAGE_STORE_TABLE", "%q is not db.table or catalog.db.table of plain names", g.LineageStoreTable)
 		}
 	}
@@ -298,4 +299,19 @@ func (c *Config) addrs() []string {
 		add(h)
 	}
 	return out
+}
+
+// lineageStoreParts splits GOVERNANCE_LINEAGE_STORE_TABLE into 2 or 3
+// checked names.
+func LineageStoreParts(s string) ([]string, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, errors.New("want db.table or catalog.db.table")
+	}
+	for _, p := range parts {
+		if e := CheckIdent("GOVERNANCE", "lineage store", p); e != nil {
+			return nil, e
+		}
+	}
+	return parts, nil
 }

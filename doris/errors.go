@@ -80,7 +80,7 @@ var (
 // is matched against known Doris shapes but never copied into Message;
 // only a missing object's name and a syntax error's position are passed
 // on, checked to be what they claim.
-func classify(prefix string, err error, ctx context.Context) *Error {
+func Classify(prefix string, err error, ctx context.Context) *Error {
 	var de *Error
 	if errors.As(err, &de) {
 		return de
@@ -88,7 +88,7 @@ func classify(prefix string, err error, ctx context.Context) *Error {
 	e := &Error{Cause: err}
 	var ge *guard.Error
 	var me *mysql.MySQLError
-	var se *httpStatusError
+	var se *HTTPStatusError
 	switch {
 	case errors.As(err, &ge):
 		e.setClass(prefix, classReadOnly)
@@ -110,7 +110,7 @@ func classify(prefix string, err error, ctx context.Context) *Error {
 		return e.setClass(prefix, classPermission)
 	case errors.As(err, &se) && se.Status == 404:
 		return e.setClass(prefix, classNotSupported)
-	case errors.As(err, &se) || errors.Is(err, errTooLarge):
+	case errors.As(err, &se) || errors.Is(err, ErrTooLarge):
 		return e.setClass(prefix, classFailed)
 	case errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
@@ -212,14 +212,14 @@ func missingObject(msg string) (what, name string) {
 		if end <= 0 || end > maxIdent {
 			continue
 		}
-		if cand := rest[:end]; plainIdentChain(cand) {
+		if cand := rest[:end]; PlainIdentChain(cand) {
 			return p.what, cand
 		}
 	}
 	return "", ""
 }
 
-func plainIdentChain(s string) bool {
+func PlainIdentChain(s string) bool {
 	for _, r := range s {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$' || r == '-' || r == '.') {
 			return false
@@ -230,8 +230,8 @@ func plainIdentChain(s string) bool {
 
 // plainObject is name when it is a plain identifier chain short enough to
 // report as an error's object, else "".
-func plainObject(name string) string {
-	if plainIdentChain(name) && len(name) <= maxIdent {
+func PlainObject(name string) string {
+	if PlainIdentChain(name) && len(name) <= maxIdent {
 		return name
 	}
 	return ""
@@ -304,7 +304,7 @@ func failedProbe(err error) (string, time.Duration) {
 
 // unavailableReason sanitises why the base evidence could not be taken.
 func unavailableReason(err error) (reason, detail string) {
-	e := classify("DORIS", err, nil)
+	e := Classify("DORIS", err, nil)
 	if e.class != nil {
 		return e.class.snapshot, e.class.detail
 	}
@@ -341,6 +341,22 @@ func notStartedError(prefix string, d time.Duration) *Error {
 		Message: fmt.Sprintf("the query did not start: no connection to Doris became available within its %s limit", d)}
 }
 
-func argError(prefix, reason, msg string) *Error {
+func ArgError(prefix, reason, msg string) *Error {
 	return &Error{Kind: KindArguments, Reason: prefix + "_" + reason, Status: 400, Message: msg}
+}
+
+// BackendSays reports whether Doris's error text contains any of the
+// phrases. The text is only inspected to pick a reason, never passed on.
+func BackendSays(err error, phrases ...string) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	msg := strings.ToLower(me.Message)
+	for _, p := range phrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
 }

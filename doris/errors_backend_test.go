@@ -21,7 +21,7 @@ func TestClassifyBackendOffline(t *testing.T) {
 		"errCode = 2, detailMessage = No available backends",
 		"errCode = 2, detailMessage = No backend available as scan node, please check the status of your backends. [10002: not alive]",
 	} {
-		e := classify("X", &mysql.MySQLError{Number: 1105, Message: msg}, context.Background())
+		e := Classify("X", &mysql.MySQLError{Number: 1105, Message: msg}, context.Background())
 		if e.Reason != "X_BACKEND_UNAVAILABLE" || e.Status != 503 || !e.Retryable {
 			t.Errorf("%q: got %s %d retryable %v, want X_BACKEND_UNAVAILABLE 503 retryable", msg, e.Reason, e.Status, e.Retryable)
 		}

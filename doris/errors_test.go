@@ -67,7 +67,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("%w: %w", ErrNotReadOnly, gerr), "X_READ_ONLY_VIOLATION", KindArguments, 400, false},
 		{errors.New(secret), "X_EXECUTION_FAILED", KindFailed, 502, false},
 	} {
-		e := classify("X", tc.err, context.Background())
+		e := Classify("X", tc.err, context.Background())
 		if e.Reason != tc.reason || e.Kind != tc.kind || e.Status != tc.status || e.Retryable != tc.retryable {
 			t.Errorf("%v: %s kind %d %d %v, want %s kind %d %d %v", tc.err, e.Reason, e.Kind, e.Status, e.Retryable,
 				tc.reason, tc.kind, tc.status, tc.retryable)
@@ -86,18 +86,18 @@ func TestClassify(t *testing.T) {
 func TestClassifyContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if e := classify("Q", io.EOF, ctx); e.Reason != "Q_CANCELLED" || !e.Retryable || e.Status != 499 {
+	if e := Classify("Q", io.EOF, ctx); e.Reason != "Q_CANCELLED" || !e.Retryable || e.Status != 499 {
 		t.Fatalf("cancelled: %+v", e)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 0)
 	defer cancel()
 	<-ctx.Done()
-	if e := classify("Q", io.EOF, ctx); e.Reason != "Q_TIMEOUT" || e.Kind != KindTimeout {
+	if e := Classify("Q", io.EOF, ctx); e.Reason != "Q_TIMEOUT" || e.Kind != KindTimeout {
 		t.Fatalf("deadline: %+v", e)
 	}
 	// An *Error passes through unchanged.
 	orig := &Error{Kind: KindArguments, Reason: "Q_SOMETHING", Status: 400, Message: "m"}
-	if e := classify("Z", fmt.Errorf("wrapped: %w", orig), nil); e != orig {
+	if e := Classify("Z", fmt.Errorf("wrapped: %w", orig), nil); e != orig {
 		t.Fatalf("passthrough %+v", e)
 	}
 	// A timeout the runtime reports says what became of the query.
@@ -142,7 +142,7 @@ func TestUnavailableReason(t *testing.T) {
 // with errors.As for code, and Error() names the MySQL error number.
 func TestErrorTextHasNoBackendText(t *testing.T) {
 	cause := &mysql.MySQLError{Number: 1105, Message: secret}
-	e := classify("Q", cause, nil)
+	e := Classify("Q", cause, nil)
 	for _, text := range []string{e.Error(), e.Message} {
 		if strings.Contains(text, "SECRET") || strings.Contains(text, "salaries") {
 			t.Fatalf("backend text leaks: %q", text)
@@ -177,18 +177,18 @@ func TestDorisDetailsPassedOn(t *testing.T) {
 		// Not a plain name: the object is withheld, the generic sentence stays.
 		{my(1049, "Unknown database 'a b; DROP'"), "", "a catalog, database, table or column named in the request does not exist or is not visible"},
 	} {
-		e := classify("Q", tc.err, nil)
+		e := Classify("Q", tc.err, nil)
 		if e.Object != tc.object || e.Message != tc.msg {
 			t.Errorf("%v: object %q message %q, want %q %q", tc.err, e.Object, e.Message, tc.object, tc.msg)
 		}
 	}
 	sqlText := "SELECT a,\n  b\nFROM t LIKE x"
-	e := classify("Q", my(1105, "\nmismatched input 'LIKE' expecting {<EOF>, ';'}(line 3, pos 7)"), nil)
+	e := Classify("Q", my(1105, "\nmismatched input 'LIKE' expecting {<EOF>, ';'}(line 3, pos 7)"), nil)
 	e.locate(sqlText)
 	if e.Position == nil || sqlText[*e.Position:*e.Position+4] != "LIKE" || strings.Contains(e.Message, "mismatched") {
 		t.Fatalf("syntax error: position %v message %q", e.Position, e.Message)
 	}
-	e = classify("Q", my(1105, "mismatched input 'x'(line 9, pos 0)"), nil)
+	e = Classify("Q", my(1105, "mismatched input 'x'(line 9, pos 0)"), nil)
 	if e.locate(sqlText); e.Position != nil {
 		t.Fatalf("a line beyond the text gave position %d", *e.Position)
 	}
@@ -204,11 +204,11 @@ func TestErrorIsByReason(t *testing.T) {
 	if errors.Is(err, &Error{Reason: "QUERY_CANCELLED"}) {
 		t.Fatal("errors.Is matched another reason")
 	}
-	if e := classify("QUERY", io.EOF, nil); e.Position != nil {
+	if e := Classify("QUERY", io.EOF, nil); e.Position != nil {
 		t.Fatalf("a failure without a position has Position %d", *e.Position)
 	}
 	_, gerr := guard.Check("DELETE FROM t")
-	de := guardError(gerr).(*Error)
+	de := GuardError(gerr).(*Error)
 	if de.Position == nil || *de.Position != 0 {
 		t.Fatalf("guard refusal position = %v, want 0", de.Position)
 	}

@@ -16,20 +16,20 @@ import (
 )
 
 // stmt is one statement to run on a route, with its session and limits.
-type stmt struct {
-	sql string
+type Stmt struct {
+	SQL string
 	// catalog and database are the session the statement runs in; empty
 	// means the route's defaults (internal catalog, DORIS_DATABASE).
-	catalog, database string
+	Catalog, Database string
 	// timeout is enforced inside Doris (query_timeout, whole seconds) and
 	// by the server, which kills the query when it overruns.
-	timeout time.Duration
+	Timeout time.Duration
 	// progress, when set, is called about once a second while the
 	// statement runs.
-	progress func(progress, total float64, message string)
+	Progress func(progress, total float64, message string)
 	// prefix names the failure domain of error reason codes ("QUERY",
 	// "CATALOG", ...).
-	prefix string
+	Prefix string
 	// setup are session controls sent first on the same connection (e.g.
 	// enabling the profile). They change the session in ways the server
 	// does not track, so the connection is discarded afterwards.
@@ -37,8 +37,8 @@ type stmt struct {
 	// caller, when set, is the caller's own SQL text as it appears in sql
 	// at byte callerAt: a position Doris reports in sql is then passed on
 	// as a position in the caller's text.
-	caller   string
-	callerAt int
+	Caller   string
+	CallerAt int
 	// internal marks the server's own bounded reads (capability evidence
 	// and probes): they do not take a MAX_CONCURRENT_QUERIES slot, so
 	// that busy callers cannot make Doris look unavailable.
@@ -46,7 +46,7 @@ type stmt struct {
 }
 
 // column is a result column as the driver reports it.
-type column struct {
+type Column struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	dbType string
@@ -55,7 +55,7 @@ type column struct {
 // visitor receives each row; returning stop=true ends the statement early
 // (the result is truncated: the query is killed and the connection
 // discarded, so nothing beyond the budget is read).
-type visitor func(cols []column, row []sql.RawBytes) (stop bool, err error)
+type visitor func(cols []Column, row []sql.RawBytes) (stop bool, err error)
 
 // killGrace is how long the server waits past the Doris-side timeout
 // before it kills the query itself.
@@ -87,9 +87,9 @@ const admissionWait = 2 * time.Second
 // FE and its connection is discarded, never returned to the pool. A
 // connection is also discarded after Doris reports a timeout or a
 // cancellation, and after any failure that is not an answer from Doris.
-func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) error {
-	if s.timeout <= 0 {
-		s.timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
+func (r *Runtime) Run(ctx context.Context, rt *Route, s Stmt, visit visitor) error {
+	if s.Timeout <= 0 {
+		s.Timeout = min(DefaultCallTimeout, r.cfg.QueryTimeout)
 	}
 	if !s.internal {
 		waited, err := r.admit(ctx, s)
@@ -97,9 +97,9 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 			return err
 		}
 		defer func() { <-r.sem }()
-		s.timeout -= waited // the wait is part of the call's own budget
+		s.Timeout -= waited // the wait is part of the call's own budget
 	}
-	qctx, cancel := context.WithTimeout(ctx, s.timeout+killGrace)
+	qctx, cancel := context.WithTimeout(ctx, s.Timeout+killGrace)
 	defer cancel()
 	// overran reports a failure caused by the server's own deadline (not
 	// the caller's): a timeout, whatever the driver said.
@@ -107,9 +107,9 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	conn, err := rt.db.Conn(qctx)
 	if err != nil {
 		if overran() {
-			return notStartedError(s.prefix, s.timeout)
+			return notStartedError(s.Prefix, s.Timeout)
 		}
-		return classify(s.prefix, err, ctx)
+		return Classify(s.Prefix, err, ctx)
 	}
 	defer conn.Close()
 	var tc *trackedConn
@@ -121,7 +121,7 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 		}
 		return nil
 	}); err != nil {
-		return classify(s.prefix, err, ctx)
+		return Classify(s.Prefix, err, ctx)
 	}
 	// A statement that overruns or is cancelled is killed inside Doris
 	// (the driver only drops its socket, which does not stop Doris), and
@@ -194,19 +194,19 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 	if overran() {
 		// Doris's own timeout and the server's kill race; both are a
 		// timeout to the caller, who is told what became of the query.
-		return overranError(s.prefix, s.timeout, killedAs)
+		return overranError(s.Prefix, s.Timeout, killedAs)
 	}
-	e := classify(s.prefix, runErr, ctx)
-	if s.caller != "" {
+	e := Classify(s.Prefix, runErr, ctx)
+	if s.Caller != "" {
 		lead := traceComment(qctx) // Doris saw the statement after it (trace.go)
-		e.locate(lead + s.sql)
+		e.locate(lead + s.SQL)
 		if p := e.Position; p != nil {
-			if *p -= len(lead) + s.callerAt; *p < 0 || *p > len(s.caller) || s.sql[s.callerAt:s.callerAt+len(s.caller)] != s.caller {
+			if *p -= len(lead) + s.CallerAt; *p < 0 || *p > len(s.Caller) || s.SQL[s.CallerAt:s.CallerAt+len(s.Caller)] != s.Caller {
 				e.Position = nil
 			}
 		}
 	}
-	if e.Kind == KindTimeout || e.Reason == s.prefix+"_CANCELLED" {
+	if e.Kind == KindTimeout || e.Reason == s.Prefix+"_CANCELLED" {
 		// Doris stopped the statement itself; the connection is not reused
 		// after a statement that did not end normally all the same.
 		tc.poisoned.Store(true)
@@ -216,12 +216,12 @@ func (r *Runtime) run(ctx context.Context, rt *route, s stmt, visit visitor) err
 
 // stream runs s.sql on conn with the driver context dctx, reporting
 // progress until ctx ends.
-func (r *Runtime) stream(ctx, dctx context.Context, conn *sql.Conn, s stmt, visit visitor, truncate func()) error {
-	if s.progress != nil {
-		stop := startProgress(ctx, s.progress)
+func (r *Runtime) stream(ctx, dctx context.Context, conn *sql.Conn, s Stmt, visit visitor, truncate func()) error {
+	if s.Progress != nil {
+		stop := startProgress(ctx, s.Progress)
 		defer stop()
 	}
-	rows, err := conn.QueryContext(dctx, s.sql)
+	rows, err := conn.QueryContext(dctx, s.SQL)
 	if err != nil {
 		return err
 	}
@@ -230,9 +230,9 @@ func (r *Runtime) stream(ctx, dctx context.Context, conn *sql.Conn, s stmt, visi
 	if err != nil {
 		return err
 	}
-	cols := make([]column, len(types))
+	cols := make([]Column, len(types))
 	for i, t := range types {
-		cols[i] = column{Name: t.Name(), dbType: t.DatabaseTypeName()}
+		cols[i] = Column{Name: t.Name(), dbType: t.DatabaseTypeName()}
 		cols[i].Type = jsonTypeName(cols[i].dbType)
 	}
 	raw := make([]sql.RawBytes, len(cols))
@@ -261,8 +261,8 @@ func (r *Runtime) stream(ctx, dctx context.Context, conn *sql.Conn, s stmt, visi
 // known to have. A fresh connection is in the internal catalog and in
 // DORIS_DATABASE (the driver logs in with it). SWITCH leaves the session
 // in a database Doris chooses, so a USE always follows it.
-func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *trackedConn, s stmt) error {
-	catalog, database := s.catalog, s.database
+func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *trackedConn, s Stmt) error {
+	catalog, database := s.Catalog, s.Database
 	if catalog == "" {
 		catalog = "internal"
 	}
@@ -271,19 +271,19 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 	}
 	if tc.catalog != catalog {
 		tc.catalog, tc.dbKnown = "", false // unknown until SWITCH succeeds
-		if _, err := conn.ExecContext(ctx, "SWITCH "+quoteIdent(catalog)); err != nil {
+		if _, err := conn.ExecContext(ctx, "SWITCH "+QuoteIdent(catalog)); err != nil {
 			return err
 		}
 		tc.catalog = catalog
 	}
 	if database != "" && (!tc.dbKnown || tc.database != database) {
 		tc.dbKnown = false
-		if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(database)); err != nil {
+		if _, err := conn.ExecContext(ctx, "USE "+QuoteIdent(database)); err != nil {
 			return err
 		}
 		tc.database, tc.dbKnown = database, true
 	}
-	secs := int((s.timeout + time.Second - 1) / time.Second)
+	secs := int((s.Timeout + time.Second - 1) / time.Second)
 	if tc.queryTimeout != secs {
 		if _, err := conn.ExecContext(ctx, "SET query_timeout = "+strconv.Itoa(secs)); err != nil {
 			return err
@@ -298,7 +298,7 @@ func (r *Runtime) ensureSession(ctx context.Context, conn *sql.Conn, tc *tracked
 //
 // callCtx carries the call's values (its trace id, for the log) and is
 // never cancelled: the kill must go out after the call has ended.
-func (r *Runtime) kill(callCtx context.Context, rt *route, tc *trackedConn) killOutcome {
+func (r *Runtime) kill(callCtx context.Context, rt *Route, tc *trackedConn) killOutcome {
 	ctx, cancel := context.WithTimeout(callCtx, killTimeout)
 	defer cancel()
 	q := "KILL QUERY " + strconv.FormatInt(tc.id, 10)
@@ -358,25 +358,25 @@ func connectWithin(ctx context.Context, c driver.Connector) (driver.Conn, error)
 // admit takes a MAX_CONCURRENT_QUERIES slot, waiting up to admissionWait
 // (and never past the statement's own timeout) when none is free. It
 // returns how long it waited.
-func (r *Runtime) admit(ctx context.Context, s stmt) (time.Duration, error) {
+func (r *Runtime) admit(ctx context.Context, s Stmt) (time.Duration, error) {
 	select {
 	case r.sem <- struct{}{}:
 		return 0, nil
 	default:
 	}
 	start := time.Now()
-	wait := time.NewTimer(min(admissionWait, s.timeout/2))
+	wait := time.NewTimer(min(admissionWait, s.Timeout/2))
 	defer wait.Stop()
 	select {
 	case r.sem <- struct{}{}:
 		return time.Since(start), nil
 	case <-wait.C:
-		e := (&Error{}).setClass(s.prefix, classLimited)
+		e := (&Error{}).setClass(s.Prefix, classLimited)
 		e.Message = fmt.Sprintf("the server is running %d queries (MAX_CONCURRENT_QUERIES) and none finished within %s; retry shortly",
 			cap(r.sem), time.Since(start).Round(time.Millisecond))
 		return 0, e
 	case <-ctx.Done():
-		return 0, classify(s.prefix, ctx.Err(), ctx)
+		return 0, Classify(s.Prefix, ctx.Err(), ctx)
 	}
 }
 

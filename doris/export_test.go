@@ -9,13 +9,13 @@ import (
 // TextForTest runs a metadata read the way the children do, for the
 // external tests: at most maxRows rows kept.
 func (r *Runtime) TextForTest(ctx context.Context, id auth.Identity, sql string, maxRows int) (rows int, truncated bool, err error) {
-	rt, err := r.route(id)
+	rt, err := r.Route(id)
 	if err != nil {
 		return 0, false, err
 	}
-	t, err := r.text(ctx, rt, sql, maxRows, "TEST")
+	t, err := r.Text(ctx, rt, sql, maxRows, "TEST")
 	if err != nil {
 		return 0, false, err
 	}
-	return len(t.rows), t.truncated, nil
+	return len(t.Rows), t.Truncated, nil
 }

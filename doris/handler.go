@@ -26,7 +26,13 @@ type Call struct {
 	Snapshot *Snapshot
 	// Progress reports progress; nil when the caller did not ask for it.
 	Progress func(progress, total float64, message string)
+
+	rt *Runtime // set when the runtime runs the call's handler
 }
+
+// Runtime is the runtime the call runs on: the handlers' one way to
+// Doris. It is nil until a handler bound by the runtime is running.
+func (c *Call) Runtime() *Runtime { return c.rt }
 
 // Result is a child's normalised output: the family data plus warnings and
 // evidence. The catalog wraps it in the result envelope and validates it

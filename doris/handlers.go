@@ -6,30 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
 	"strconv"
 
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
-// handlerTable binds children to their handlers. A child absent here is
-// reported by the catalog as HANDLER_NOT_BOUND: listed, never callable.
-// Each domain declares its own bindings beside its handlers.
-func (r *Runtime) handlerTable() map[string]Handler {
-	t := map[string]Handler{}
-	for _, domain := range []map[string]Handler{
-		r.catalogHandlers(), r.queryHandlers(), r.clusterHandlers(), r.pipelineHandlers(),
-		r.searchHandlers(), r.governanceHandlers(), r.lakehouseHandlers(), r.semanticHandlers(),
-	} {
-		maps.Copy(t, domain)
-	}
-	return t
-}
-
 // decodeArgs decodes validated arguments into a typed struct. The schema
 // has already refused unknown and case-variant members.
-func decodeArgs(c *Call, v any) error {
+func DecodeArgs(c *Call, v any) error {
 	if err := json.Unmarshal(c.Args, v); err != nil {
 		return &Error{Kind: KindArguments, Reason: "ARGUMENTS_INVALID", Status: 400, Message: "the arguments could not be decoded", Cause: err}
 	}
@@ -38,13 +23,13 @@ func decodeArgs(c *Call, v any) error {
 
 // glob matches name against an fnmatch-style pattern (* ? [...]); an empty
 // pattern matches everything.
-func glob(prefix, pattern, name string) (bool, error) {
+func Glob(prefix, pattern, name string) (bool, error) {
 	if pattern == "" {
 		return true, nil
 	}
 	ok, err := path.Match(pattern, name)
 	if err != nil {
-		return false, argError(prefix, "PATTERN_INVALID", "pattern is not a valid glob (use *, ? and [...])")
+		return false, ArgError(prefix, "PATTERN_INVALID", "pattern is not a valid glob (use *, ? and [...])")
 	}
 	return ok, nil
 }
@@ -56,7 +41,7 @@ const pageSize = 100
 // next, through the server's one pager (handle.Signer.Page). The cursor is
 // bound to the caller, the child and the other arguments; it fails as
 // stale when the list changed.
-func (r *Runtime) page(c *Call, prefix string, items []map[string]any, key func(map[string]any) string, cursor string) ([]map[string]any, *string, error) {
+func (r *Runtime) Page(c *Call, prefix string, items []map[string]any, key func(map[string]any) string, cursor string) ([]map[string]any, *string, error) {
 	claims, err := pageClaims(c)
 	if err != nil {
 		return nil, nil, err
@@ -66,9 +51,9 @@ func (r *Runtime) page(c *Call, prefix string, items []map[string]any, key func(
 		var he *handle.Error
 		switch {
 		case errors.As(err, &he) && he.Reason == handle.ReasonStale:
-			return nil, nil, argError(prefix, "PAGE_CURSOR_STALE", "page cursor is stale: the list changed since it was issued; start again without page")
+			return nil, nil, ArgError(prefix, "PAGE_CURSOR_STALE", "page cursor is stale: the list changed since it was issued; start again without page")
 		case errors.As(err, &he):
-			return nil, nil, argError(prefix, "PAGE_CURSOR_INVALID", "page is not a cursor this server issued for these arguments and this caller ("+he.Reason+"); start again without page")
+			return nil, nil, ArgError(prefix, "PAGE_CURSOR_INVALID", "page is not a cursor this server issued for these arguments and this caller ("+he.Reason+"); start again without page")
 		}
 		return nil, nil, err
 	}
@@ -96,13 +81,13 @@ func pageClaims(c *Call) (handle.Claims, error) {
 }
 
 // collection is the data of a Collection child.
-type collection struct {
+type Collection struct {
 	Items      []map[string]any `json:"items"`
 	NextCursor *string          `json:"next_cursor"`
 	Truncated  bool             `json:"truncated"`
 }
 
-func atoiOrNil(s string) any {
+func AtoiOrNil(s string) any {
 	if s == "" {
 		return nil
 	}
@@ -112,14 +97,14 @@ func atoiOrNil(s string) any {
 	return nil
 }
 
-func strOrNil(s string, valid bool) any {
+func StrOrNil(s string, valid bool) any {
 	if !valid {
 		return nil
 	}
 	return s
 }
 
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}

@@ -188,7 +188,7 @@ func (e *env) open() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	rt, err := doris.Open(e.cfg, doris.Options{Logger: quiet(), Handles: signer, Now: e.now})
+	rt, err := doris.Open(e.cfg, doris.Options{Logger: quiet(), Handles: signer, Now: e.now, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		e.t.Fatalf("doris.Open: %v", err)
 	}

@@ -78,11 +78,11 @@ func newHTTPClient(cfg *Config) (*httpClient, error) {
 }
 
 // errHTTPStatus reports a non-200 HTTP answer.
-type httpStatusError struct{ Status int }
+type HTTPStatusError struct{ Status int }
 
-func (e *httpStatusError) Error() string { return fmt.Sprintf("doris: HTTP status %d", e.Status) }
+func (e *HTTPStatusError) Error() string { return fmt.Sprintf("doris: HTTP status %d", e.Status) }
 
-var errTooLarge = errors.New("doris: HTTP response exceeds DORIS_HTTP_MAX_RESPONSE_BYTES")
+var ErrTooLarge = errors.New("doris: HTTP response exceeds DORIS_HTTP_MAX_RESPONSE_BYTES")
 
 // get fetches base+path with basic auth and returns the capped body.
 func (h *httpClient) get(ctx context.Context, base, path, user, password string) ([]byte, error) {
@@ -106,10 +106,10 @@ func (h *httpClient) get(ctx context.Context, base, path, user, password string)
 		return nil, err
 	}
 	if int64(len(body)) > h.maxBytes {
-		return nil, errTooLarge
+		return nil, ErrTooLarge
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &httpStatusError{Status: resp.StatusCode}
+		return nil, &HTTPStatusError{Status: resp.StatusCode}
 	}
 	return body, nil
 }
@@ -133,7 +133,37 @@ func (h *httpClient) feGet(ctx context.Context, path, user, password string) (js
 		return nil, fmt.Errorf("doris: FE response is not the REST envelope: %w", err)
 	}
 	if env.Code != 0 {
-		return nil, &httpStatusError{Status: env.Code}
+		return nil, &HTTPStatusError{Status: env.Code}
 	}
 	return env.Data, nil
+}
+
+// The FE and BE web servers, as handlers reach them: always as the call's
+// route, whose credential never leaves the core.
+
+// FEBase is the FE web server's base URL ("" when DORIS_FE_HTTP_PORT is
+// unset).
+func (r *Runtime) FEBase() string { return r.http.feBase }
+
+// BEBases are the BE web servers' base URLs (none when no BE port is set).
+func (r *Runtime) BEBases() []string { return r.http.beBases }
+
+// HTTPMaxBytes is the cap on one FE or BE HTTP answer
+// (DORIS_HTTP_MAX_RESPONSE_BYTES).
+func (r *Runtime) HTTPMaxBytes() int64 { return r.http.maxBytes }
+
+// FEGet fetches an FE REST endpoint as the route's account and unwraps
+// the REST envelope.
+func (r *Runtime) FEGet(ctx context.Context, rt *Route, path string) (json.RawMessage, error) {
+	return r.http.feGet(ctx, path, rt.user, rt.password)
+}
+
+// NodeGet fetches path from one web server: an FE ("fe") as the route's
+// account, a BE without credentials (BE web servers serve /metrics to
+// anyone who reaches them).
+func (r *Runtime) NodeGet(ctx context.Context, rt *Route, typ, base, path string) ([]byte, error) {
+	if typ == "fe" {
+		return r.http.get(ctx, base, path, rt.user, rt.password)
+	}
+	return r.http.get(ctx, base, path, "", "")
 }

@@ -10,12 +10,12 @@ import (
 
 func TestCheckIdent(t *testing.T) {
 	for _, ok := range []string{"demo", "order_items", "Sales 2025", "a.b", "中文表", "x", strings.Repeat("a", 256), "émoji😀", "semi;colon", "--dash"} {
-		if e := checkIdent("CATALOG", "table", ok); e != nil {
+		if e := CheckIdent("CATALOG", "table", ok); e != nil {
 			t.Errorf("%q refused: %v", ok, e)
 		}
 	}
 	for _, bad := range []string{"", strings.Repeat("a", 257), "a`b", "a'b", `a"b`, `a\b`, "a\nb", "a\x00b", "a\x7fb", "\xff", "tab\t", "\x1b[31m"} {
-		e := checkIdent("CATALOG", "table", bad)
+		e := CheckIdent("CATALOG", "table", bad)
 		if e == nil {
 			t.Errorf("%q accepted", bad)
 			continue
@@ -28,14 +28,14 @@ func TestCheckIdent(t *testing.T) {
 
 func TestQuoteIdent(t *testing.T) {
 	for in, want := range map[string]string{"demo": "`demo`", "a`b": "`a``b`", "": "``"} {
-		if got := quoteIdent(in); got != want {
+		if got := QuoteIdent(in); got != want {
 			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
 		}
 	}
-	if got := qualified("", "demo", "orders"); got != "`demo`.`orders`" {
+	if got := Qualified("", "demo", "orders"); got != "`demo`.`orders`" {
 		t.Errorf("qualified %s", got)
 	}
-	if got := qualified("hive", "db", "t"); got != "`hive`.`db`.`t`" {
+	if got := Qualified("hive", "db", "t"); got != "`hive`.`db`.`t`" {
 		t.Errorf("qualified %s", got)
 	}
 }
@@ -54,17 +54,17 @@ func TestIdentsPassTheBoundary(t *testing.T) {
 			b.WriteRune(alphabet[r.IntN(len(alphabet))])
 		}
 		name := b.String()
-		if checkIdent("Q", "database", name) != nil {
+		if CheckIdent("Q", "database", name) != nil {
 			continue
 		}
 		accepted++
-		for _, q := range []string{"USE " + quoteIdent(name), "SWITCH " + quoteIdent(name), "USE `internal`." + quoteIdent(name)} {
+		for _, q := range []string{"USE " + QuoteIdent(name), "SWITCH " + QuoteIdent(name), "USE `internal`." + QuoteIdent(name)} {
 			if !guard.SessionControl(q) {
 				t.Fatalf("%q: the boundary refuses %q", name, q)
 			}
 		}
 		// And it is never read as anything but a name by the guard.
-		if _, err := guard.Check("SELECT 1 FROM " + qualified("internal", name, name)); err != nil {
+		if _, err := guard.Check("SELECT 1 FROM " + Qualified("internal", name, name)); err != nil {
 			t.Fatalf("%q: %v", name, err)
 		}
 	}

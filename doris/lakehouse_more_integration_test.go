@@ -44,7 +44,7 @@ func (e *env) logTo(buf *syncBuffer) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	rt, err := doris.Open(e.cfg, doris.Options{Logger: log, Handles: signer})
+	rt, err := doris.Open(e.cfg, doris.Options{Logger: log, Handles: signer, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		e.t.Fatal(err)
 	}

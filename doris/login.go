@@ -59,5 +59,5 @@ func loginError(ctx context.Context, err error) error {
 		return &Error{Kind: KindFailed, Reason: ReasonLoginRejected, Status: 401,
 			Message: "Doris refused the user name or password", Cause: err}
 	}
-	return classify("DORIS", err, ctx)
+	return Classify("DORIS", err, ctx)
 }

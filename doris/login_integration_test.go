@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
@@ -34,7 +35,7 @@ func TestCheckLogin(t *testing.T) {
 	var logs bytes.Buffer
 	signer, _ := handle.NewRandom()
 	cfg := simConfig(t, s, envOpts{})
-	rt, err := doris.Open(cfg, doris.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Handles: signer})
+	rt, err := doris.Open(cfg, doris.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Handles: signer, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,7 +261,7 @@ type columnPlan struct {
 }
 
 // plan decides, once per result, which rule covers each column.
-func (m *masker) plan(cols []column) *columnPlan {
+func (m *masker) plan(cols []Column) *columnPlan {
 	if m == nil {
 		return nil
 	}
@@ -307,12 +307,12 @@ func (m *masker) ruleFor(column string) *maskRule {
 }
 
 // maskStats counts what masking changed in one result.
-type maskStats struct {
+type MaskStats struct {
 	values int
 	rules  []string // the few distinct rules that fired
 }
 
-func (s *maskStats) add(rule string) {
+func (s *MaskStats) Add(rule string) {
 	s.values++
 	if !slices.Contains(s.rules, rule) {
 		s.rules = append(s.rules, rule)
@@ -321,7 +321,7 @@ func (s *maskStats) add(rule string) {
 
 // report is the Masking summary of a result; nil stats with masking on
 // report nothing masked.
-func (s *maskStats) report(enabled bool) *Masking {
+func (s *MaskStats) Report(enabled bool) *Masking {
 	m := &Masking{Applied: enabled}
 	if s != nil {
 		m.MaskedValues = s.values
@@ -582,8 +582,8 @@ func validDomain(d []byte) bool {
 // masked, for children that return values read as text (partition
 // values). It returns the value unchanged when masking is off or does
 // not apply, and the rule that changed it.
-func (r *Runtime) maskText(name, value string) (string, string, bool) {
-	p := r.mask.plan([]column{{Name: name, dbType: "VARCHAR"}})
+func (r *Runtime) MaskText(name, value string) (string, string, bool) {
+	p := r.mask.plan([]Column{{Name: name, dbType: "VARCHAR"}})
 	if p == nil {
 		return value, "", false
 	}

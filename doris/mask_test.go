@@ -22,7 +22,7 @@ func maskOne(m *masker, col, dbType, v string) (string, string, bool) {
 	if dbType == "" {
 		dbType = "VARCHAR"
 	}
-	p := m.plan([]column{{Name: col, dbType: dbType}})
+	p := m.plan([]Column{{Name: col, dbType: dbType}})
 	out, rule, ok := p.apply(0, []byte(v))
 	return string(out), rule, ok
 }
@@ -153,7 +153,7 @@ func TestMaskRulesRefused(t *testing.T) {
 // TestMaskDisabled: with ENABLE_MASKING=false nothing is planned.
 func TestMaskDisabled(t *testing.T) {
 	m, err := newMasker(&Config{EnableMasking: false, MaskingRules: `[{"name":"a","columns":["x"]}]`})
-	if err != nil || m != nil || m.plan([]column{{Name: "phone", dbType: "VARCHAR"}}) != nil {
+	if err != nil || m != nil || m.plan([]Column{{Name: "phone", dbType: "VARCHAR"}}) != nil {
 		t.Fatalf("disabled masker = %v, %v", m, err)
 	}
 }
@@ -205,7 +205,7 @@ func FuzzMaskValue(f *testing.F) {
 // BenchmarkMaskRows is the masking alone: 1,000 rows of 8 columns encoded
 // as query() encodes them, with and without the masking plan.
 func BenchmarkMaskRows(b *testing.B) {
-	cols := []column{{Name: "id", dbType: "INT"}, {Name: "full_name", dbType: "VARCHAR"}, {Name: "email", dbType: "VARCHAR"},
+	cols := []Column{{Name: "id", dbType: "INT"}, {Name: "full_name", dbType: "VARCHAR"}, {Name: "email", dbType: "VARCHAR"},
 		{Name: "phone", dbType: "VARCHAR"}, {Name: "id_card", dbType: "VARCHAR"}, {Name: "amount", dbType: "DECIMAL"},
 		{Name: "created_at", dbType: "DATETIME"}, {Name: "note", dbType: "VARCHAR"}}
 	rows := make([][][]byte, 1000)

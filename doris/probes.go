@@ -8,29 +8,21 @@ import (
 	"time"
 )
 
-// probeSQL are the capability probes that are one bounded read. Each is
-// run at most once per capability generation and read to at most 64 rows.
-// Each domain declares its own beside its handlers.
-var probeSQL = joinProbes(catalogProbeSQL, queryProbeSQL, clusterProbeSQL, pipelineProbeSQL,
-	searchProbeSQL, governanceProbeSQL, lakehouseProbeSQL)
-
-func joinProbes(sets ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, s := range sets {
-		for id, q := range s {
-			if _, dup := out[id]; dup {
-				panic("doris: probe " + id + " declared twice")
-			}
-			out[id] = q
-		}
-	}
-	return out
+// Probe is one capability probe, declared by its domain beside the
+// handlers of the children that need it (Options.Probes). A probe is
+// either SQL, one bounded read (at most 64 rows) that passes when Doris
+// runs it, or Run, which judges what Doris answers and returns the
+// outcome (ProbeOK, ProbeNotSupported, ...; ProbeOutcome classifies an
+// error) and how long it may be trusted (zero: the whole generation).
+type Probe struct {
+	SQL string
+	Run func(ctx context.Context, r *Runtime, rt *Route) (outcome string, retry time.Duration)
 }
 
 // probeHTTP are the probes that need the FE or BE web servers.
-var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *route) error{
+var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *Route) error{
 	"query.profile_api": (*Runtime).probeProfileAPI,
-	"cluster.fe_metrics": func(r *Runtime, ctx context.Context, rt *route) error {
+	"cluster.fe_metrics": func(r *Runtime, ctx context.Context, rt *Route) error {
 		_, err := r.http.get(ctx, r.http.feBase, "/metrics", rt.user, rt.password)
 		return err
 	},
@@ -39,7 +31,7 @@ var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *route) erro
 
 // probeBEMetrics succeeds when any configured BE serves /metrics: one
 // dead backend does not make the BE children unavailable.
-func (r *Runtime) probeBEMetrics(ctx context.Context, _ *route) error {
+func (r *Runtime) probeBEMetrics(ctx context.Context, _ *Route) error {
 	if len(r.http.beBases) == 0 {
 		return errNotConfigured
 	}
@@ -61,14 +53,6 @@ func (r *Runtime) probeBEMetrics(ctx context.Context, _ *route) error {
 		}
 	}
 	return first
-}
-
-// probeFuncs are SQL probes that judge what a read returns, not only
-// that it ran; a returned error is classified as a SQL probe's is, and
-// errNoHistory means NOT_SUPPORTED (nothing to build from yet).
-var probeFuncs = map[string]func(r *Runtime, ctx context.Context, rt *route) error{
-	"cluster.history_buckets": (*Runtime).probeHistoryBuckets,
-	"search.match_explain":    (*Runtime).probeMatchExplain,
 }
 
 var errNotConfigured = errors.New("doris: provider not configured")
@@ -93,51 +77,55 @@ func ProbeReason(outcome string) string {
 // outcome holds for the whole capability generation, else how long it
 // may be trusted: a probe that failed because Doris or its web server
 // could not be reached, or that timed out, is run again later.
-func (r *Runtime) probe(ctx context.Context, rt *route, id string) (outcome string, retry time.Duration) {
+func (r *Runtime) probe(ctx context.Context, rt *Route, id string) (outcome string, retry time.Duration) {
 	if f, ok := probeProvider[id]; ok {
 		return f(r, ctx)
 	}
-	if f, ok := governanceProbeFuncs[id]; ok {
-		return f(r, ctx, rt)
-	}
-	var err error
 	if f, ok := probeHTTP[id]; ok {
-		err = f(r, ctx, rt)
-	} else if f, ok := probeFuncs[id]; ok {
-		if err = f(r, ctx, rt); errors.Is(err, errNoHistory) {
-			return ProbeNotSupported, 0
-		}
-	} else if q, ok := probeSQL[id]; ok {
-		_, err = r.internalText(ctx, rt, q, 64, "PROBE")
-	} else {
-		return ProbeUnknown, 0
+		return r.ProbeOutcome(ctx, f(r, ctx, rt))
 	}
+	pr, ok := r.probes[id]
 	switch {
-	case err == nil:
-		return ProbeOK, 0
-	case errors.Is(err, errNotConfigured):
-		return ProbeNotConfigured, 0
+	case !ok:
+		return ProbeUnknown, 0
+	case pr.Run != nil:
+		outcome, retry = pr.Run(ctx, r, rt)
+	default:
+		_, err := r.InternalText(ctx, rt, pr.SQL, 64, "PROBE")
+		outcome, retry = r.ProbeOutcome(ctx, err)
 	}
-	outcome, retry = r.probeFailure(ctx, err)
 	if outcome != ProbeOK {
 		r.log.Debug("capability probe failed", "probe", id, "outcome", outcome)
 	}
 	return outcome, retry
 }
 
+// ProbeOutcome classifies a probe's error: nil passes, a provider that
+// is not configured is ProbeNotConfigured, and a failed read goes
+// through the one failure mapping (classify).
+func (r *Runtime) ProbeOutcome(ctx context.Context, err error) (outcome string, retry time.Duration) {
+	switch {
+	case err == nil:
+		return ProbeOK, 0
+	case errors.Is(err, errNotConfigured):
+		return ProbeNotConfigured, 0
+	}
+	return r.ProbeFailure(ctx, err)
+}
+
 // probeFailure classifies a probe's failed read, through the one failure
 // mapping (classify).
-func (r *Runtime) probeFailure(ctx context.Context, err error) (outcome string, retry time.Duration) {
+func (r *Runtime) ProbeFailure(ctx context.Context, err error) (outcome string, retry time.Duration) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return ProbeTimeout, timeoutRetry
 	}
-	return failedProbe(classify("PROBE", err, ctx))
+	return failedProbe(Classify("PROBE", err, ctx))
 }
 
 // probeProfileAPI checks that the FE profile API answers for this route:
 // an unknown trace id must come back as a REST envelope, not a transport
 // failure or an authentication error.
-func (r *Runtime) probeProfileAPI(ctx context.Context, rt *route) error {
+func (r *Runtime) probeProfileAPI(ctx context.Context, rt *Route) error {
 	if r.http.feBase == "" {
 		return errNotConfigured
 	}
@@ -150,7 +138,7 @@ func (r *Runtime) probeProfileAPI(ctx context.Context, rt *route) error {
 		return err
 	}
 	if env.Code == 401 || env.Code == 403 && env.Msg == "Unauthorized" {
-		return &httpStatusError{Status: 401}
+		return &HTTPStatusError{Status: 401}
 	}
 	return nil
 }

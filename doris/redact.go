@@ -22,13 +22,13 @@ import (
 // guessed at.
 
 // withheldStatement stands for a statement that could not be read safely.
-const withheldStatement = "/* statement withheld: it could not be read safely */"
+const WithheldStatement = "/* statement withheld: it could not be read safely */"
 
 // redactSQL returns sql with its secrets removed (see above).
-func redactSQL(sql string) string {
+func RedactSQL(sql string) string {
 	toks, err := guard.Scan(sql)
 	if err != nil {
-		return withheldStatement
+		return WithheldStatement
 	}
 	var b strings.Builder
 	b.Grow(len(sql))
@@ -90,7 +90,7 @@ var (
 // values of secret-named keys, passwords in URLs and IDENTIFIED BY,
 // bearer tokens, access key ids, long opaque tokens, and data values an
 // error quotes (Duplicate entry '...', value '...').
-func redactText(s string) string {
+func RedactText(s string) string {
 	s = reURLCredential().ReplaceAllString(s, "${1}***@")
 	s = reIdentified().ReplaceAllString(s, "${1}'***'")
 	s = reSecretPair().ReplaceAllString(s, "${1}***")
@@ -119,7 +119,7 @@ var safePropertyKeys = map[string]bool{
 
 // javaMapProperties reads a Java Map.toString ("{k=v, k2=v2}") into
 // ordered pairs, masking values of keys not known to be safe.
-func javaMapProperties(s string) map[string]any {
+func JavaMapProperties(s string) map[string]any {
 	out := map[string]any{}
 	s = strings.TrimSpace(s)
 	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")

@@ -2,8 +2,16 @@
 // pools keyed by identity, failover across FEs, the read-only connection
 // boundary, capability detection (versions, nodes, deployment mode, lazy
 // per-domain probes), the query runtime (ceilings, streaming, typed values,
-// Doris-side timeouts, KILL on cancellation), the FE/BE HTTP client, and
-// the handlers of the catalog's children.
+// Doris-side timeouts, KILL on cancellation), the FE/BE HTTP client,
+// masking and redaction.
+//
+// The handlers of the catalog's children live in one package per domain
+// beneath this one (metadata, query, cluster, pipeline, search,
+// governance, lakehouse, semantic). They reach Doris only through the
+// kit this package exports on *Runtime (Text, Query, RunPlan, FEGet,
+// NodeGet, Settings, ...), which takes an opaque *Route and hands out no
+// credential, no *sql.DB and no connection: the only way to Doris is
+// through the boundary.
 //
 // A request runs on its own route and never falls back to another, more
 // privileged one. Every statement that reaches Doris passes the guard at
@@ -33,28 +41,36 @@ type Options struct {
 	Handles *handle.Signer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Handlers are the children's handlers by "domain.child" (the catalog
+	// table names them: catalog.Handlers). A child without one is listed
+	// but never callable (HANDLER_NOT_BOUND).
+	Handlers map[string]Handler
+	// Probes are the domains' capability probes by id (catalog.Probes).
+	Probes map[string]Probe
 }
 
 // Runtime is the Doris access layer. It is safe for concurrent use.
 type Runtime struct {
 	cfg      Config
+	settings Config // cfg without the password (Settings)
 	log      *slog.Logger
 	handles  *handle.Signer
 	now      func() time.Time
 	http     *httpClient
 	caps     *capabilities
-	sem      chan struct{} // MAX_CONCURRENT_QUERIES slots
-	handlers map[string]Handler
+	sem      chan struct{}      // MAX_CONCURRENT_QUERIES slots
+	handlers map[string]Handler // Options.Handlers, bound to this runtime
+	probes   map[string]Probe
 	semantic *semanticProviders // Ossie registry and MetricFlow client, when enabled
 	mask     *masker            // nil: masking off (mask.go)
 
 	mu     sync.Mutex // protects routes
-	routes map[string]*route
+	routes map[string]*Route
 }
 
 // route is one identity's way into Doris: its own pool, never shared with
 // another identity.
-type route struct {
+type Route struct {
 	key       string // the pool's key: name, plus a digest of an own credential
 	name      string // the identity's route name, shown in capability evidence
 	user      string
@@ -86,14 +102,16 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	r := &Runtime{
-		cfg:     cfg,
-		log:     o.Logger,
-		handles: o.Handles,
-		now:     o.Now,
-		http:    hc,
-		sem:     make(chan struct{}, cfg.MaxConcurrentQueries),
-		routes:  map[string]*route{},
+		cfg:      cfg,
+		settings: cfg,
+		log:      o.Logger,
+		handles:  o.Handles,
+		now:      o.Now,
+		http:     hc,
+		sem:      make(chan struct{}, cfg.MaxConcurrentQueries),
+		routes:   map[string]*Route{},
 	}
+	r.settings.Password = ""
 	if r.mask, err = newMasker(&cfg); err != nil {
 		return nil, err
 	}
@@ -101,8 +119,12 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 	if r.semantic, err = openSemantic(&cfg); err != nil {
 		return nil, err
 	}
-	r.handlers = r.handlerTable()
-	if _, err := r.route(auth.Anonymous()); err != nil {
+	r.probes = o.Probes
+	r.handlers = make(map[string]Handler, len(o.Handlers))
+	for name, h := range o.Handlers {
+		r.handlers[name] = r.bind(h)
+	}
+	if _, err := r.Route(auth.Anonymous()); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -117,7 +139,7 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 // Pools of own-account routes are keyed by the route and a digest of the
 // credential, so a changed password opens a new pool; pools unused for
 // routeIdleTimeout are closed, and at most maxRoutes exist at once.
-func (r *Runtime) route(id auth.Identity) (*route, error) {
+func (r *Runtime) Route(id auth.Identity) (*Route, error) {
 	name := id.Route
 	if name == "" {
 		name = "global"
@@ -176,7 +198,7 @@ func (r *Runtime) route(id auth.Identity) (*route, error) {
 		db.SetMaxIdleConns(2)
 		db.SetConnMaxIdleTime(min(cfg.HealthCheckInterval, time.Minute))
 	}
-	rt := &route{key: key, name: name, user: user, password: password, db: db, connector: conn, lastUsed: now, own: id.Credential != nil}
+	rt := &Route{key: key, name: name, user: user, password: password, db: db, connector: conn, lastUsed: now, own: id.Credential != nil}
 	r.routes[key] = rt
 	return rt, nil
 }
@@ -231,7 +253,7 @@ func (r *Runtime) Close() error {
 // a pool busy with slow queries is a healthy server under load, and
 // readiness must not queue behind user queries.
 func (r *Runtime) Ping(ctx context.Context) error {
-	rt, err := r.route(auth.Anonymous())
+	rt, err := r.Route(auth.Anonymous())
 	if err != nil {
 		return err
 	}
@@ -246,6 +268,15 @@ func (r *Runtime) Ping(ctx context.Context) error {
 	return nil
 }
 
+// bind returns h running on r: the call it is given reaches the runtime
+// through Call.Runtime.
+func (r *Runtime) bind(h Handler) Handler {
+	return func(ctx context.Context, c *Call) (*Result, error) {
+		c.rt = r
+		return h(ctx, c)
+	}
+}
+
 // Handler returns the handler bound to domain.child, or nil.
 func (r *Runtime) Handler(domain, child string) Handler {
 	return r.handlers[domain+"."+child]
@@ -254,7 +285,7 @@ func (r *Runtime) Handler(domain, child string) Handler {
 // Snapshot returns the capability generation for the identity's route with
 // at least the given probes run.
 func (r *Runtime) Snapshot(ctx context.Context, id auth.Identity, probes []string) *Snapshot {
-	rt, err := r.route(id)
+	rt, err := r.Route(id)
 	if err != nil {
 		return &Snapshot{Route: id.Route, Unavailable: "ROUTE_UNAVAILABLE", Detail: "no Doris route is configured for this identity"}
 	}
@@ -262,3 +293,17 @@ func (r *Runtime) Snapshot(ctx context.Context, id auth.Identity, probes []strin
 }
 
 func (r *Runtime) String() string { return fmt.Sprintf("doris.Runtime(%v)", r.cfg.addrs()) }
+
+// Settings is the runtime's configuration as handlers read it: limits
+// and domain settings, with the service account's password removed.
+func (r *Runtime) Settings() *Config { return &r.settings }
+
+// Now is the runtime's clock.
+func (r *Runtime) Now() time.Time { return r.now() }
+
+// Logger is the server's log. Handlers log outcomes, never SQL text,
+// arguments or backend error text.
+func (r *Runtime) Logger() *slog.Logger { return r.log }
+
+// MaskingEnabled reports whether result masking is configured.
+func (r *Runtime) MaskingEnabled() bool { return r.mask != nil }

@@ -68,7 +68,7 @@ func sensitiveKey(k string) bool {
 // sanitizeStatement returns s with everything that can carry a secret
 // removed (see the file comment), on one line, cut at maxChars characters;
 // cut reports that it was shortened.
-func sanitizeStatement(s string, maxChars int) (out string, cut bool) {
+func SanitizeStatement(s string, maxChars int) (out string, cut bool) {
 	if len(s) > maxSanitizeInput {
 		s, cut = s[:maxSanitizeInput], true
 	}
@@ -116,7 +116,7 @@ func sanitizeStatement(s string, maxChars int) (out string, cut bool) {
 			}
 		}
 		switch {
-		case mask && !punct && !isWord(t, "PASSWORD"):
+		case mask && !punct && !IsWord(t, "PASSWORD"):
 			mask = false
 			write(t, redacted)
 		case t.Kind == guard.TokString:
@@ -128,11 +128,11 @@ func sanitizeStatement(s string, maxChars int) (out string, cut bool) {
 		}
 		// What follows this token and must be masked.
 		switch {
-		case isWord(t, "BY") && isWord(prev, "IDENTIFIED"), isWord(t, "PASSWORD") && isWord(prev, "BY"):
+		case IsWord(t, "BY") && IsWord(prev, "IDENTIFIED"), IsWord(t, "PASSWORD") && IsWord(prev, "BY"):
 			mask = true // IDENTIFIED BY [PASSWORD] 'secret'
-		case punct && (t.Text == "=" || t.Text == ":" || t.Text == ":=") && keyToken(prev) && sensitiveKey(keyText(prev)):
+		case punct && (t.Text == "=" || t.Text == ":" || t.Text == ":=") && keyToken(prev) && sensitiveKey(KeyText(prev)):
 			maskTo = depth // "s3.secret_key" = ..., up to the next item
-		case punct && t.Text == "(" && isWord(prev, "PASSWORD"):
+		case punct && t.Text == "(" && IsWord(prev, "PASSWORD"):
 			maskTo = depth // PASSWORD('...'), up to its closing parenthesis
 		}
 		prev = t
@@ -151,7 +151,7 @@ func sanitizeStatement(s string, maxChars int) (out string, cut bool) {
 	return out, cut
 }
 
-func isWord(t guard.Token, w string) bool {
+func IsWord(t guard.Token, w string) bool {
 	return t.Kind == guard.TokWord && strings.EqualFold(t.Text, w)
 }
 
@@ -162,7 +162,7 @@ func keyToken(t guard.Token) bool {
 
 // keyText is the key a token names: a string literal's or quoted
 // identifier's content, or the word itself.
-func keyText(t guard.Token) string {
+func KeyText(t guard.Token) string {
 	s := t.Text
 	switch t.Kind {
 	case guard.TokString, guard.TokQuoted:
@@ -225,19 +225,19 @@ var tablePropertyAllowlist = map[string]bool{
 // ddlClauses is what SHOW CREATE TABLE says about a table, read from its
 // token stream.
 type ddlClauses struct {
-	keyModel     string // DUPLICATE, UNIQUE, AGGREGATE or PRIMARY KEY(...)
-	keyColumns   []string
-	distribution string // HASH(a, b) BUCKETS 10 | RANDOM BUCKETS AUTO
-	partitioning string // RANGE(col) | LIST(col) | ""
-	properties   map[string]any
-	withheld     int // properties left out: not allowlisted, or not a plain value
+	KeyModel     string // DUPLICATE, UNIQUE, AGGREGATE or PRIMARY KEY(...)
+	KeyColumns   []string
+	Distribution string // HASH(a, b) BUCKETS 10 | RANDOM BUCKETS AUTO
+	Partitioning string // RANGE(col) | LIST(col) | ""
+	Properties   map[string]any
+	Withheld     int // properties left out: not allowlisted, or not a plain value
 }
 
 // parseCreateTable reads the clauses of a SHOW CREATE TABLE text. Only
 // allowlisted properties with plain values are kept; the others are
 // counted. Text the guard cannot scan yields what was read before it.
-func parseCreateTable(ddl string) ddlClauses {
-	c := ddlClauses{properties: map[string]any{}}
+func ParseCreateTable(ddl string) ddlClauses {
+	c := ddlClauses{Properties: map[string]any{}}
 	toks, _ := guard.Scan(ddl)
 	var sig []guard.Token
 	for _, t := range toks {
@@ -267,49 +267,49 @@ func parseCreateTable(ddl string) ddlClauses {
 			return guard.Token{}
 		}
 		switch up := strings.ToUpper(t.Text); {
-		case (up == "DUPLICATE" || up == "UNIQUE" || up == "AGGREGATE" || up == "PRIMARY") && isWord(at(i+1), "KEY") && at(i+2).Text == "(":
-			c.keyModel = up
+		case (up == "DUPLICATE" || up == "UNIQUE" || up == "AGGREGATE" || up == "PRIMARY") && IsWord(at(i+1), "KEY") && at(i+2).Text == "(":
+			c.KeyModel = up
 			j := i + 3
 			for ; j < len(sig) && sig[j].Text != ")"; j++ {
 				if sig[j].Kind == guard.TokWord || sig[j].Kind == guard.TokQuoted {
-					c.keyColumns = append(c.keyColumns, identText(sig[j]))
+					c.KeyColumns = append(c.KeyColumns, IdentText(sig[j]))
 				}
 			}
 			i = j
-		case up == "DISTRIBUTED" && isWord(at(i+1), "BY"):
+		case up == "DISTRIBUTED" && IsWord(at(i+1), "BY"):
 			var parts []string
 			j := i + 2
-			for ; j < len(sig) && !isWord(sig[j], "PROPERTIES") && !isWord(sig[j], "ROLLUP"); j++ {
+			for ; j < len(sig) && !IsWord(sig[j], "PROPERTIES") && !IsWord(sig[j], "ROLLUP"); j++ {
 				if sig[j].Kind == guard.TokString {
 					break
 				}
-				parts = append(parts, identText(sig[j]))
+				parts = append(parts, IdentText(sig[j]))
 			}
-			c.distribution = joinDDL(parts)
+			c.Distribution = joinDDL(parts)
 			i = j - 1
-		case up == "PARTITION" && isWord(at(i+1), "BY"):
+		case up == "PARTITION" && IsWord(at(i+1), "BY"):
 			var parts []string
 			for j := i + 2; j < len(sig) && len(parts) < 64; j++ {
-				parts = append(parts, identText(sig[j]))
+				parts = append(parts, IdentText(sig[j]))
 				if sig[j].Text == ")" {
 					break
 				}
 			}
-			c.partitioning = joinDDL(parts)
+			c.Partitioning = joinDDL(parts)
 		case up == "PROPERTIES" && at(i+1).Text == "(":
 			j := i + 2
 			for j+2 < len(sig) && sig[j].Text != ")" {
 				k, eq, v := sig[j], sig[j+1], sig[j+2]
 				if k.Kind != guard.TokString || eq.Text != "=" {
-					c.withheld++
+					c.Withheld++
 					j++
 					continue
 				}
-				key := strings.ToLower(keyText(k))
-				if tablePropertyAllowlist[key] && v.Kind == guard.TokString && plainValue(keyText(v)) {
-					c.properties[key] = keyText(v)
+				key := strings.ToLower(KeyText(k))
+				if tablePropertyAllowlist[key] && v.Kind == guard.TokString && PlainValue(KeyText(v)) {
+					c.Properties[key] = KeyText(v)
 				} else {
-					c.withheld++
+					c.Withheld++
 				}
 				j += 3
 				if j < len(sig) && sig[j].Text == "," {
@@ -322,7 +322,7 @@ func parseCreateTable(ddl string) ddlClauses {
 	return c
 }
 
-func identText(t guard.Token) string {
+func IdentText(t guard.Token) string {
 	if t.Kind == guard.TokQuoted {
 		return strings.ReplaceAll(t.Text[1:len(t.Text)-1], "``", "`")
 	}
@@ -345,7 +345,7 @@ func joinDDL(parts []string) string {
 // the punctuation Doris settings use (":", ",", "%", ".", "-", "_", " ").
 // Anything else (a URL, an escaped blob, a long opaque string) is not a
 // setting a DBA needs to see and may be a credential.
-func plainValue(v string) bool {
+func PlainValue(v string) bool {
 	if len(v) > 256 || strings.Contains(v, "://") || accessKeyShaped(v) {
 		return false
 	}
@@ -383,7 +383,7 @@ var configShapes = map[string]configShape{
 // configValue returns the value of an FE configuration key when it has
 // the shape the key allows; ok is false (and the value must be withheld)
 // otherwise, or for a key the server does not know.
-func configValue(key, value string) (v any, ok bool) {
+func ConfigValue(key, value string) (v any, ok bool) {
 	shape, known := configShapes[key]
 	if !known || sensitiveKey(key) {
 		return nil, false
@@ -398,7 +398,7 @@ func configValue(key, value string) (v any, ok bool) {
 			return false, true
 		}
 	case shapeInt:
-		if n := atoiOrNil(value); n != nil {
+		if n := AtoiOrNil(value); n != nil {
 			return n, true
 		}
 	case shapeName:
@@ -406,7 +406,7 @@ func configValue(key, value string) (v any, ok bool) {
 			return value, true
 		}
 	case shapeNameList:
-		names := splitNames(value)
+		names := SplitNames(value)
 		for _, n := range names {
 			if !nameShaped(n) {
 				return nil, false
@@ -418,7 +418,7 @@ func configValue(key, value string) (v any, ok bool) {
 }
 
 // splitNames reads "a,b", "[a, b]", `["a","b"]` and "" as a list of names.
-func splitNames(v string) []string {
+func SplitNames(v string) []string {
 	var arr []string
 	if json.Unmarshal([]byte(v), &arr) == nil && arr != nil {
 		return arr
@@ -453,14 +453,14 @@ func nameShaped(s string) bool {
 // safeURL returns a location reduced to scheme, host and path: user info,
 // query (where presigned URLs carry their signature) and fragment are
 // dropped. Anything that is not a URL is withheld ("").
-func safeURL(s string) string {
+func SafeURL(s string) string {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
 		return ""
 	}
 	clean := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
 	out := clean.String()
-	if !plainValue(strings.TrimPrefix(strings.ReplaceAll(out, u.Scheme+"://", ""), "/")) {
+	if !PlainValue(strings.TrimPrefix(strings.ReplaceAll(out, u.Scheme+"://", ""), "/")) {
 		return u.Scheme + "://" + u.Host + "/…"
 	}
 	return out

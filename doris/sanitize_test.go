@@ -36,7 +36,7 @@ func TestSanitizeStatement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, cut := sanitizeStatement(tt.in, 0)
+			got, cut := SanitizeStatement(tt.in, 0)
 			if got != tt.want || cut {
 				t.Fatalf("sanitizeStatement(%q)\n got %q (cut %v)\nwant %q", tt.in, got, cut, tt.want)
 			}
@@ -45,7 +45,7 @@ func TestSanitizeStatement(t *testing.T) {
 			}
 		})
 	}
-	if got, cut := sanitizeStatement("SELECT 123456789", 10); got != "SELECT 123" || !cut {
+	if got, cut := SanitizeStatement("SELECT 123456789", 10); got != "SELECT 123" || !cut {
 		t.Fatalf("cut: got %q %v", got, cut)
 	}
 }
@@ -68,14 +68,14 @@ func TestParseCreateTable(t *testing.T) {
 		`"replication_allocation" = "tag.location.default: 1",` + "\n" + `"storage_format" = "V2",` + "\n" +
 		`"compression" = "ZSTD",` + "\n" + `"s3.secret_key" = "plantedSecretKey",` + "\n" + `"storage_medium" = "http://u:p@x",` + "\n" +
 		`"enable_unique_key_merge_on_write" = "true"` + "\n);"
-	c := parseCreateTable(ddl)
+	c := ParseCreateTable(ddl)
 	want := map[string]any{"replication_allocation": "tag.location.default: 1", "storage_format": "V2", "compression": "ZSTD",
 		"enable_unique_key_merge_on_write": "true"}
-	if !reflect.DeepEqual(c.properties, want) || c.withheld != 2 {
-		t.Fatalf("properties %v (withheld %d), want %v and 2 withheld", c.properties, c.withheld, want)
+	if !reflect.DeepEqual(c.Properties, want) || c.Withheld != 2 {
+		t.Fatalf("properties %v (withheld %d), want %v and 2 withheld", c.Properties, c.Withheld, want)
 	}
-	if c.keyModel != "UNIQUE" || !reflect.DeepEqual(c.keyColumns, []string{"order_id"}) || c.distribution != "HASH(order_id) BUCKETS 10" ||
-		c.partitioning != "RANGE(order_date)" {
+	if c.KeyModel != "UNIQUE" || !reflect.DeepEqual(c.KeyColumns, []string{"order_id"}) || c.Distribution != "HASH(order_id) BUCKETS 10" ||
+		c.Partitioning != "RANGE(order_date)" {
 		t.Fatalf("clauses %+v", c)
 	}
 }
@@ -97,7 +97,7 @@ func TestConfigValue(t *testing.T) {
 		{"lineage_event_queue_size", "50000", int64(50000), true},
 		{"ldap_admin_password", "x", nil, false},
 	} {
-		got, ok := configValue(tt.key, tt.value)
+		got, ok := ConfigValue(tt.key, tt.value)
 		if ok != tt.ok || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("configValue(%q, %q) = %#v, %v; want %#v, %v", tt.key, tt.value, got, ok, tt.want, tt.ok)
 		}
@@ -110,7 +110,7 @@ func TestSafeURL(t *testing.T) {
 		"file:///opt/udf/mask-udf.jar":                                      "file:///opt/udf/mask-udf.jar",
 		"not a url":                                                         "",
 	} {
-		if got := safeURL(in); got != want {
+		if got := SafeURL(in); got != want {
 			t.Errorf("safeURL(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -168,7 +168,7 @@ func FuzzSanitizeStatement(f *testing.F) {
 			return
 		}
 		in := prefix + "\n" + stmt + "\n" + suffix
-		out, _ := sanitizeStatement(in, 0)
+		out, _ := SanitizeStatement(in, 0)
 		if strings.Contains(out, secret) {
 			t.Fatalf("secret %q survived in\n%q\n->\n%q", secret, in, out)
 		}
@@ -185,7 +185,7 @@ func FuzzSanitizeAnything(f *testing.F) {
 		f.Add(tt, 200)
 	}
 	f.Fuzz(func(t *testing.T, in string, maxChars int) {
-		out, _ := sanitizeStatement(in, maxChars%1000)
+		out, _ := SanitizeStatement(in, maxChars%1000)
 		if !utf8.ValidString(out) {
 			t.Fatalf("not UTF-8: %q", out)
 		}
@@ -197,7 +197,7 @@ func FuzzSanitizeAnything(f *testing.F) {
 			if tk.Kind != guard.TokString || len(tk.Text) < 10 {
 				continue
 			}
-			content := keyText(tk)
+			content := KeyText(tk)
 			if len(content) >= 8 && !strings.Contains(strings.Replace(in, tk.Text, "", 1), content) && strings.Contains(out, content) {
 				t.Fatalf("literal content %q survived: %q -> %q", content, in, out)
 			}
@@ -212,37 +212,4 @@ func wordOnly(s string) bool {
 		}
 	}
 	return true
-}
-
-func TestUDFProperties(t *testing.T) {
-	for _, tt := range []struct {
-		raw      string
-		want     map[string]any
-		withheld int
-	}{
-		{`{"symbol":"com.x.Mask","file":"https://u:pw@h/x.jar?sig=abc","md5":"abc123","type":"JAVA_UDF"}`,
-			map[string]any{"symbol": "com.x.Mask", "file": "https://h/x.jar", "md5": "abc123", "type": "JAVA_UDF"}, 0},
-		{"ID=17, CHECKSUM=ab12, FILE=file:///opt/u.jar, NULLABLE_MODE=ALWAYS_NULLABLE, SYMBOL=com.x.Y",
-			map[string]any{"id": "17", "checksum": "ab12", "file": "file:///opt/u.jar", "nullable_mode": "ALWAYS_NULLABLE", "symbol": "com.x.Y"}, 0},
-		{"ID=3, NULLABLE_MODE=DEPEND_ON_ARGUMENT, ALIAS_OF=concat(left(`id`, 3), '****', right(`id`, 4)), PARAMETERS=id",
-			map[string]any{"id": "3", "nullable_mode": "DEPEND_ON_ARGUMENT", "alias_of": "concat(left(`id`, 3), '***', right(`id`, 4))", "parameters": "id"}, 0},
-		{"ID=4, INLINE_CODE=def f(x): return 'tok3n', SYMBOL=f", map[string]any{"id": "4", "symbol": "f"}, 1},
-	} {
-		got, w := udfProperties(tt.raw)
-		if !reflect.DeepEqual(got, tt.want) || w != tt.withheld {
-			t.Errorf("udfProperties(%q)\n got %v (%d withheld)\nwant %v (%d)", tt.raw, got, w, tt.want, tt.withheld)
-		}
-	}
-}
-
-func TestRoleMapping(t *testing.T) {
-	cols := []string{"NAME", "INTEGRATION_NAME", "RULES", "ROLES", "COMMENT", "ENABLED"}
-	row := []sqlNullString{{String: "finance", Valid: true}, {String: "corp_oidc", Valid: true},
-		{String: `claims.groups contains "fin" && token == "s3cr3t"`, Valid: true}, {String: "analysts,readers", Valid: true},
-		{String: "client_secret=xyz", Valid: true}, {}}
-	got, withheld := roleMapping(cols, row)
-	want := map[string]any{"name": "finance", "integration_name": "corp_oidc", "roles": "analysts,readers", "enabled": nil}
-	if !reflect.DeepEqual(got, want) || withheld != 2 {
-		t.Fatalf("got %v (%d withheld), want %v and 2 withheld", got, withheld, want)
-	}
 }

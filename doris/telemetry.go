@@ -94,25 +94,17 @@ func (r *Runtime) CapabilityStats() (age time.Duration, ok bool, probes []ProbeS
 	return now.Sub(e.gen.snap.TakenAt), true, probes
 }
 
-// ProbeNames returns every capability probe this build knows, sorted:
+// ProbeNames returns every capability probe this runtime knows, sorted:
 // the bounded label set of probe metrics.
-func ProbeNames() []string {
+func (r *Runtime) ProbeNames() []string {
 	ids := map[string]bool{}
-	for _, m := range []map[string]string{probeSQL} {
-		for id := range m {
-			ids[id] = true
-		}
+	for id := range r.probes {
+		ids[id] = true
 	}
 	for id := range probeHTTP {
 		ids[id] = true
 	}
-	for id := range probeFuncs {
-		ids[id] = true
-	}
 	for id := range probeProvider {
-		ids[id] = true
-	}
-	for id := range governanceProbeFuncs {
 		ids[id] = true
 	}
 	return slices.Sorted(maps.Keys(ids))
@@ -133,9 +125,9 @@ func ResultRows(res *Result) int {
 	switch d := res.Data.(type) {
 	case *queryData:
 		return d.RowCount
-	case collection:
+	case Collection:
 		return len(d.Items)
-	case *collection:
+	case *Collection:
 		return len(d.Items)
 	}
 	return 0

@@ -138,7 +138,7 @@ func traced(ctx context.Context, query string) string {
 // leads stmt (traced puts one on every statement this server sends), or
 // "" when stmt has none or it is malformed. Read from an audit log, it
 // names the MCP call that sent the statement.
-func statementTrace(stmt string) string {
+func StatementTrace(stmt string) string {
 	rest, ok := strings.CutPrefix(strings.TrimLeft(stmt, " \t\r\n"), "/*traceparent='")
 	if !ok {
 		return ""

@@ -27,7 +27,7 @@ func TestStatementTrace(t *testing.T) {
 		{"/* traceparent='" + tr.Traceparent() + "'*/ SELECT 1", ""},
 		{"", ""},
 	} {
-		if got := statementTrace(c.stmt); got != c.want {
+		if got := StatementTrace(c.stmt); got != c.want {
 			t.Errorf("statementTrace(%q) = %q, want %q", c.stmt, got, c.want)
 		}
 	}

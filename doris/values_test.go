@@ -138,9 +138,9 @@ func TestUniqueNames(t *testing.T) {
 		{"a,a,a_2,a_2", "a,a_3,a_2,a_2_2"},
 		{"x,x_2,x,x_3,x", "x,x_2,x_4,x_3,x_5"},
 	} {
-		var cols []column
+		var cols []Column
 		for _, n := range strings.Split(tc.in, ",") {
-			cols = append(cols, column{Name: n})
+			cols = append(cols, Column{Name: n})
 		}
 		got := uniqueNames(cols)
 		if strings.Join(got, ",") != tc.want {

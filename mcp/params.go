@@ -32,7 +32,7 @@ type requestMeta struct {
 	ClientCapabilities []string // the names of the declared capabilities
 	ProgressToken      json.RawMessage
 	// Traceparent is the W3C trace context the caller sent, unchecked
-	// (doris.ParseTraceparent reads it; a malformed one is dropped).
+	// (catalog.StartTrace reads it; a malformed one is dropped).
 	Traceparent string
 	// has* record which members were present.
 	hasMeta, hasVersion, hasCaps bool

@@ -10,7 +10,6 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
-	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
@@ -137,7 +136,7 @@ type call struct {
 	info *catalog.CallInfo
 	// trace is the call's W3C trace: the caller's traceparent from _meta
 	// with a span of this server's, or a new trace.
-	trace doris.Trace
+	trace catalog.Trace
 	// transport is "stdio" or "http", for the metrics and the audit log.
 	transport string
 }
@@ -155,8 +154,8 @@ func newCall(req *Request, e era) (*call, *Error) {
 // error to send; for notifications both are nil.
 func (s *Server) serve(c *call) (any, *Error) {
 	start := s.opts.Now()
-	c.trace = doris.NewTrace(doris.ParseTraceparent(c.p.meta.Traceparent))
-	c.ctx = doris.WithTrace(c.ctx, c.trace)
+	c.trace = catalog.StartTrace(c.p.meta.Traceparent)
+	c.ctx = catalog.WithTrace(c.ctx, c.trace)
 	s.opts.Telemetry.begin(c)
 	result, err := s.dispatch(c)
 	now := s.opts.Now()

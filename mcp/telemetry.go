@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/catalog"
-	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/mcp/metrics"
 )
 
@@ -80,7 +79,7 @@ func (t *Telemetry) attach(methods []string) {
 		t.children = metrics.NewLabels("child", catalog.ChildNames())
 		t.outcomes = metrics.NewLabels("outcome", catalog.Outcomes())
 		t.domains = metrics.NewLabels("domain", catalog.DomainNames())
-		t.reasons = metrics.NewLabels("reason", doris.GuardReasons())
+		t.reasons = metrics.NewLabels("reason", catalog.GuardReasons())
 		t.transports = metrics.NewLabels("transport", transports)
 		t.statuses = metrics.NewLabels("status", []string{"400", "401", "403", "404", "405", "406", "413", "415", "429", "503"})
 		r := t.o.Registry
