@@ -93,6 +93,9 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s depends on %s; auth uses only the standard library", path, d)
 				}
 			}
+		case under(path, "doris/doristest"):
+			// The shared integration harness drives the catalog surface as a
+			// Host does; tests alone import it (checked below).
 		case under(path, "doris"):
 			for _, d := range p.Deps {
 				if under(d, "catalog") || under(d, "mcp") {
@@ -126,6 +129,13 @@ func TestLayering(t *testing.T) {
 				if under(d, "mcp") {
 					t.Errorf("%s imports %s; catalog never imports mcp", path, d)
 				}
+			}
+		}
+	}
+	for path, p := range pkgs {
+		for _, d := range p.Imports {
+			if under(d, "doris/doristest") {
+				t.Errorf("%s imports the test harness %s; only tests may", path, d)
 			}
 		}
 	}

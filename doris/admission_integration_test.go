@@ -8,20 +8,21 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // holdSlow starts n execute_query calls that the simulator holds for
 // hold before they run (fault injection: they burn no CPU), and returns
 // a channel closed when all of them have answered.
-func holdSlow(t *testing.T, e *env, n int, hold time.Duration) <-chan struct{} {
+func holdSlow(t *testing.T, e *doristest.Env, n int, hold time.Duration) <-chan struct{} {
 	t.Helper()
-	e.sim.Inject(sim.Fault{Match: "slow_marker", Latency: hold})
-	t.Cleanup(e.sim.ClearFaults)
+	e.Sim.Inject(sim.Fault{Match: "slow_marker", Latency: hold})
+	t.Cleanup(e.Sim.ClearFaults)
 	done := make(chan struct{})
 	answered := make(chan struct{}, n)
 	for i := 0; i < n; i++ {
 		go func() {
-			e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 'slow_marker' AS m", "timeout_ms": 60000})
+			e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 'slow_marker' AS m", "timeout_ms": 60000})
 			answered <- struct{}{}
 		}()
 	}
@@ -40,17 +41,17 @@ func holdSlow(t *testing.T, e *env, n int, hold time.Duration) <-chan struct{} {
 // while the slow ones still run: admission is the only queue, and
 // readiness uses a connection of its own.
 func TestFastWorkNotBehindSlow(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 3; c.MaxConcurrentQueries = 8 }})
-	e.discover("doris_query")
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 3; c.MaxConcurrentQueries = 8 }})
+	e.Discover("doris_query")
 	slowDone := holdSlow(t, e, 3, 8*time.Second)
 
-	q, _, _ := e.query(map[string]any{"sql": "SELECT 1 AS one"})
+	q, _, _ := e.Query(map[string]any{"sql": "SELECT 1 AS one"})
 	if len(q.Rows) != 1 {
 		t.Fatalf("SELECT 1: %v", q.Rows)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := e.rt.Ping(ctx); err != nil {
+	if err := e.RT.Ping(ctx); err != nil {
 		t.Fatalf("readiness with the pool busy: %v", err)
 	}
 	select {
@@ -65,8 +66,8 @@ func TestFastWorkNotBehindSlow(t *testing.T) {
 // with a retryable CONCURRENCY_LIMITED, and discovery is never held up.
 func TestAdmissionWaitsBriefly(t *testing.T) {
 	t.Run("a short burst waits and runs", func(t *testing.T) {
-		e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConcurrentQueries = 1 }})
-		e.discover("doris_query")
+		e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConcurrentQueries = 1 }})
+		e.Discover("doris_query")
 		slowDone := holdSlow(t, e, 1, 1500*time.Millisecond)
 		select {
 		case <-slowDone:
@@ -74,20 +75,20 @@ func TestAdmissionWaitsBriefly(t *testing.T) {
 		default:
 		}
 		// Before the fix this was refused at once with CONCURRENCY_LIMITED.
-		q, _, _ := e.query(map[string]any{"sql": "SELECT 1 AS one"})
+		q, _, _ := e.Query(map[string]any{"sql": "SELECT 1 AS one"})
 		if len(q.Rows) != 1 {
 			t.Fatalf("SELECT 1: %v", q.Rows)
 		}
 	})
 	t.Run("a sustained overload is refused", func(t *testing.T) {
-		e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConcurrentQueries = 1; c.CapabilityTTL = time.Second }})
-		e.discover("doris_query")
+		e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConcurrentQueries = 1; c.CapabilityTTL = time.Second }})
+		e.Discover("doris_query")
 		slowDone := holdSlow(t, e, 1, 8*time.Second)
 		time.Sleep(700 * time.Millisecond) // past the capability TTL
-		ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_EXECUTION_FAILED", "QUERY_CONCURRENCY_LIMITED")
+		ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_EXECUTION_FAILED", "QUERY_CONCURRENCY_LIMITED")
 		if !ev.Error.Retryable || ev.Error.Details.StatusCode != 429 || !strings.Contains(ev.Error.Message, "MAX_CONCURRENT_QUERIES") ||
 			!strings.Contains(ev.Error.Message, "none finished within") {
-			t.Fatalf("limited: %s", ev.raw)
+			t.Fatalf("limited: %s", ev.Raw)
 		}
 		select {
 		case <-slowDone:
@@ -111,13 +112,13 @@ func TestTimeoutSaysWhatHappened(t *testing.T) {
 		{"kill could not be sent", sim.Fault{Match: "KILL QUERY", Drop: true}, "could not reach Doris", "was stopped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, envOpts{})
-			e.sim.Inject(sim.Fault{Match: "held_by_fault", Latency: 30 * time.Second})
+			e := doristest.NewEnv(t, doristest.EnvOpts{})
+			e.Sim.Inject(sim.Fault{Match: "held_by_fault", Latency: 30 * time.Second})
 			if tc.kill.Match != "" {
-				e.sim.Inject(tc.kill)
+				e.Sim.Inject(tc.kill)
 			}
-			t.Cleanup(e.sim.ClearFaults)
-			ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'held_by_fault' AS m", "timeout_ms": 1000},
+			t.Cleanup(e.Sim.ClearFaults)
+			ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'held_by_fault' AS m", "timeout_ms": 1000},
 				"CHILD_EXECUTION_TIMEOUT", "QUERY_TIMEOUT")
 			if !strings.Contains(ev.Error.Message, tc.says) || strings.Contains(ev.Error.Message, tc.never) {
 				t.Fatalf("message %q, want it to say %q", ev.Error.Message, tc.says)

@@ -24,26 +24,27 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 func BenchmarkExecuteQuerySelect1(b *testing.B) {
-	e := newEnv(b, envOpts{noAudit: true})
+	e := doristest.NewEnv(b, doristest.EnvOpts{NoAudit: true})
 	args := map[string]any{"sql": "SELECT 1"}
-	e.ok("doris_query", "execute_query", args) // capability evidence and a pooled connection
+	e.Ok("doris_query", "execute_query", args) // capability evidence and a pooled connection
 	b.Run("catalog", func(b *testing.B) {
 		outer, _ := json.Marshal(map[string]any{"child_tool": "execute_query", "arguments": args})
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
-			res, err := e.sf.CallTool(ctx, e.id, "doris_query", outer, nil)
+			res, err := e.SF.CallTool(ctx, e.ID, "doris_query", outer, nil)
 			if err != nil || res.IsError {
 				b.Fatalf("%v %s", err, res.Structured)
 			}
 		}
 	})
 	b.Run("runtime_handler", func(b *testing.B) {
-		h := e.rt.Handler("doris_query", "execute_query")
-		call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id, Args: json.RawMessage(`{"sql":"SELECT 1"}`)}
+		h := e.RT.Handler("doris_query", "execute_query")
+		call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.ID, Args: json.RawMessage(`{"sql":"SELECT 1"}`)}
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -55,13 +56,13 @@ func BenchmarkExecuteQuerySelect1(b *testing.B) {
 }
 
 func BenchmarkRawDriverSelect1(b *testing.B) {
-	e := newEnv(b, envOpts{noAudit: true})
+	e := doristest.NewEnv(b, doristest.EnvOpts{NoAudit: true})
 	for _, target := range []struct{ name, addr string }{
-		{"via_simulator", e.sim.Addr()},
-		{"direct_mariadb", e.db.Addr()},
+		{"via_simulator", e.Sim.Addr()},
+		{"direct_mariadb", e.DB.Addr()},
 	} {
 		b.Run(target.name, func(b *testing.B) {
-			db := direct(b, target.addr, mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
+			db := doristest.Direct(b, target.addr, mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
 			db.SetMaxIdleConns(4)
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -125,11 +126,11 @@ func BenchmarkStream1MRows(b *testing.B) {
 }
 
 func benchStream(b *testing.B, budget int) {
-	e := newEnv(b, envOpts{noAudit: true, config: func(c *doris.Config) {
+	e := doristest.NewEnv(b, doristest.EnvOpts{NoAudit: true, Config: func(c *doris.Config) {
 		c.MaxResultRows, c.MaxResultBytes = doris.AbsMaxResultRows, budget
 	}})
-	h := e.rt.Handler("doris_query", "execute_query")
-	call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id,
+	h := e.RT.Handler("doris_query", "execute_query")
+	call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.ID,
 		Args: json.RawMessage(`{"sql":"SELECT seq, REPEAT('x', 100) AS pad FROM seq_1_to_1000000","max_rows":100000,"timeout_ms":120000}`)}
 	ctx := context.Background()
 	var rows int

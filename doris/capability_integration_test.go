@@ -14,6 +14,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 func TestCapabilitiesPerProfile(t *testing.T) {
@@ -30,40 +31,40 @@ func TestCapabilitiesPerProfile(t *testing.T) {
 		{"4.1", "4.1.4", "search_plan_facets", "variant_v3_metadata", true, doris.ProbeOK, doris.ProbePermissionDenied},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: tc.profile})
-			q := e.discover("doris_query")
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile})
+			q := e.Discover("doris_query")
 			for _, child := range boundChildren["doris_query"] {
-				a := q.availability(t, child).Availability
+				a := q.Availability(t, child).Availability
 				if !a.Callable || a.Status != "available" || a.ReasonCode != "CAPABILITY_VERIFIED" ||
 					!slices.Equal(a.DetectedVersions["master_fe"], []string{tc.version}) {
 					t.Fatalf("%s: %+v", child, a)
 				}
 			}
-			if v := q.availability(t, "explain_query").Availability.ActiveVariant; v != tc.explain {
+			if v := q.Availability(t, "explain_query").Availability.ActiveVariant; v != tc.explain {
 				t.Fatalf("explain_query variant %s, want %s", v, tc.explain)
 			}
-			ev := e.ok("doris_query", "explain_query", map[string]any{"sql": "SELECT 1"})
-			if ev.child(t).Metadata["active_variant"] != tc.explain {
-				t.Fatalf("call metadata %v", ev.child(t).Metadata)
+			ev := e.Ok("doris_query", "explain_query", map[string]any{"sql": "SELECT 1"})
+			if ev.Child(t).Metadata["active_variant"] != tc.explain {
+				t.Fatalf("call metadata %v", ev.Child(t).Metadata)
 			}
-			c := e.discover("doris_catalog")
-			if v := c.availability(t, "get_table_context").Availability.ActiveVariant; v != tc.tableContext {
+			c := e.Discover("doris_catalog")
+			if v := c.Availability(t, "get_table_context").Availability.ActiveVariant; v != tc.tableContext {
 				t.Fatalf("get_table_context variant %s, want %s", v, tc.tableContext)
 			}
 			// ADBC: no provider in this build, and no handler either.
-			if a := q.availability(t, "execute_adbc_query").Availability; a.Callable || a.ReasonCode != "PROVIDER_NOT_AVAILABLE" {
+			if a := q.Availability(t, "execute_adbc_query").Availability; a.Callable || a.ReasonCode != "PROVIDER_NOT_AVAILABLE" {
 				t.Fatalf("adbc %+v", a)
 			}
 
 			// Node lists: SHOW FRONTENDS is open to every account from 3.0
 			// on; SHOW BACKENDS needs ADMIN. A child judged on every
 			// component is degraded when versions must be assumed.
-			snap := e.rt.Snapshot(e.ctx(), e.id, nil)
+			snap := e.RT.Snapshot(e.Ctx(), e.ID, nil)
 			if snap.FEVisible != tc.readerSeesFE || snap.BEVisible || snap.Master.String() != tc.version || snap.Mode != "integrated" {
 				t.Fatalf("reader snapshot %+v", snap)
 			}
-			cl := e.discover("doris_cluster")
-			nodes := cl.availability(t, "list_cluster_nodes").Availability
+			cl := e.Discover("doris_cluster")
+			nodes := cl.Availability(t, "list_cluster_nodes").Availability
 			if !nodes.Callable || nodes.Status != "degraded" || nodes.ReasonCode != "CAPABILITY_VERIFIED_DEGRADED" ||
 				!strings.Contains(strings.Join(nodes.Limitations, " "), "be versions are not visible") {
 				t.Fatalf("reader list_cluster_nodes %+v", nodes)
@@ -82,14 +83,14 @@ func TestCapabilitiesPerProfile(t *testing.T) {
 				Mode      string            `json:"deployment_mode"`
 				Extra     map[string]string `json:"-"`
 			}
-			e.ok("doris_cluster", "get_runtime_capabilities", map[string]any{"detail": "full"}).decode(t, &caps)
+			e.Ok("doris_cluster", "get_runtime_capabilities", map[string]any{"detail": "full"}).Decode(t, &caps)
 			if caps.Versions.MasterFE != tc.version || caps.FEVisible != tc.readerSeesFE || caps.BEVisible ||
 				len(caps.Versions.Backends) != 0 || caps.Mode != "integrated" {
 				t.Fatalf("runtime capabilities %+v", caps)
 			}
-			var nl collectionOf
-			ev = e.ok("doris_cluster", "list_cluster_nodes", map[string]any{})
-			cd := ev.decode(t, &nl)
+			var nl doristest.CollectionOf
+			ev = e.Ok("doris_cluster", "list_cluster_nodes", map[string]any{})
+			cd := ev.Decode(t, &nl)
 			fe := 0
 			for _, it := range nl.Items {
 				if it["node_type"] == "fe" && it["version"] == tc.version && it["is_master"] == true {
@@ -97,23 +98,23 @@ func TestCapabilitiesPerProfile(t *testing.T) {
 				}
 			}
 			if cd.Status != "partial" || (fe == 1) != tc.readerSeesFE {
-				t.Fatalf("reader nodes: %s", ev.raw)
+				t.Fatalf("reader nodes: %s", ev.Raw)
 			}
 
 			// The admin account sees every node: available, not degraded.
-			admin := newEnv(t, envOpts{profile: tc.profile, user: "root", password: e.db.RootPassword()})
-			a := admin.discover("doris_cluster").availability(t, "list_cluster_nodes").Availability
+			admin := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile, User: "root", Password: e.DB.RootPassword()})
+			a := admin.Discover("doris_cluster").Availability(t, "list_cluster_nodes").Availability
 			if !a.Callable || a.Status != "available" || !slices.Equal(a.DetectedVersions["be"], []string{tc.version}) {
 				t.Fatalf("admin list_cluster_nodes %+v", a)
 			}
-			ev = admin.ok("doris_cluster", "list_cluster_nodes", map[string]any{"node_types": []string{"be"}})
-			cd = ev.decode(t, &nl)
+			ev = admin.Ok("doris_cluster", "list_cluster_nodes", map[string]any{"node_types": []string{"be"}})
+			cd = ev.Decode(t, &nl)
 			if cd.Status != "success" || len(nl.Items) != 1 || nl.Items[0]["version"] != tc.version || nl.Items[0]["alive"] != true {
-				t.Fatalf("admin nodes: %s", ev.raw)
+				t.Fatalf("admin nodes: %s", ev.Raw)
 			}
 
 			// Probe outcomes that differ by release.
-			s := e.rt.Snapshot(e.ctx(), e.id, []string{"cluster.compaction_tasks", "cluster.compute_groups", "query.profile_api"})
+			s := e.RT.Snapshot(e.Ctx(), e.ID, []string{"cluster.compaction_tasks", "cluster.compute_groups", "query.profile_api"})
 			if s.Probes["cluster.compaction_tasks"] != tc.compactionProbe || s.Probes["cluster.compute_groups"] != tc.computeGroupsProbe ||
 				s.Probes["query.profile_api"] != doris.ProbeOK {
 				t.Fatalf("probes %v", s.Probes)
@@ -126,18 +127,18 @@ func TestCapabilitiesPerProfile(t *testing.T) {
 // is misconfigured; a child this build does not implement is listed with
 // HANDLER_NOT_BOUND; neither can be called.
 func TestProviderAndHandlerReasons(t *testing.T) {
-	e := newEnv(t, envOpts{noFEHTTP: true})
-	q := e.discover("doris_query")
-	a := q.availability(t, "get_query_profile").Availability
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoFEHTTP: true})
+	q := e.Discover("doris_query")
+	a := q.Availability(t, "get_query_profile").Availability
 	if a.Callable || a.Status != "misconfigured" || a.ReasonCode != "PROVIDER_NOT_CONFIGURED" ||
 		!strings.Contains(strings.Join(a.Limitations, " "), "DORIS_FE_HTTP_PORT") {
 		t.Fatalf("get_query_profile without FE HTTP %+v", a)
 	}
-	ev := e.fail("doris_query", "get_query_profile", map[string]any{"sql": "SELECT 1"}, "CHILD_CAPABILITY_UNAVAILABLE", "PROVIDER_NOT_CONFIGURED")
+	ev := e.Fail("doris_query", "get_query_profile", map[string]any{"sql": "SELECT 1"}, "CHILD_CAPABILITY_UNAVAILABLE", "PROVIDER_NOT_CONFIGURED")
 	if ev.Error.Retryable {
 		t.Fatal("a configuration problem is not retryable")
 	}
-	if a := q.availability(t, "execute_query").Availability; !a.Callable {
+	if a := q.Availability(t, "execute_query").Availability; !a.Callable {
 		t.Fatalf("execute_query %+v", a)
 	}
 	for domain, children := range map[string][]string{
@@ -148,7 +149,7 @@ func TestProviderAndHandlerReasons(t *testing.T) {
 		"doris_lakehouse":  nil,
 		"doris_semantic":   nil,
 	} {
-		m := e.discover(domain)
+		m := e.Discover(domain)
 		for _, c := range m.Children {
 			if slices.Contains(boundChildren[domain], c.Name) {
 				continue
@@ -158,7 +159,7 @@ func TestProviderAndHandlerReasons(t *testing.T) {
 			}
 		}
 		for _, child := range children {
-			e.fail(domain, child, map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "HANDLER_NOT_BOUND")
+			e.Fail(domain, child, map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "HANDLER_NOT_BOUND")
 		}
 	}
 }
@@ -173,16 +174,16 @@ func TestEveryProbePrecise(t *testing.T) {
 	for _, p := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		for _, user := range []string{mariadb.ReaderUser, "root"} {
 			t.Run(p+"/"+user, func(t *testing.T) {
-				o := envOpts{profile: p}
+				o := doristest.EnvOpts{Profile: p}
 				if user == "root" {
-					o.user, o.password = "root", mariadb.DefaultRootPassword
+					o.User, o.Password = "root", mariadb.DefaultRootPassword
 				}
-				e := newEnv(t, o)
+				e := doristest.NewEnv(t, o)
 				start := time.Now()
 				for _, d := range domains {
-					e.discover(d)
+					e.Discover(d)
 				}
-				if took := time.Since(start); took > e.cfg.ProbeTimeout {
+				if took := time.Since(start); took > e.Cfg.ProbeTimeout {
 					t.Fatalf("discovering every domain took %v", took)
 				}
 				var caps struct {
@@ -191,7 +192,7 @@ func TestEveryProbePrecise(t *testing.T) {
 						Status string `json:"status"`
 					} `json:"probes"`
 				}
-				raw := e.ok("doris_cluster", "get_runtime_capabilities", map[string]any{"detail": "full"}).child(t).Data
+				raw := e.Ok("doris_cluster", "get_runtime_capabilities", map[string]any{"detail": "full"}).Child(t).Data
 				json.Unmarshal(raw, &caps)
 				if len(caps.Probes) < 25 {
 					t.Fatalf("only %d probes ran: %s", len(caps.Probes), raw)

@@ -10,41 +10,34 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// connID is the Doris connection id the next statement runs on (with
-// MaxConnections 1, the pool's only connection).
-func (e *env) connID() string {
-	e.t.Helper()
-	q, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
-	return fmt.Sprint(q.Rows[0]["id"])
-}
 
 // TestMetadataReadsDrainSmallOverflow: a metadata read a little over its
 // row limit reads the rest and ends normally, keeping its connection; a
 // read far over it is killed and its connection dropped.
 func TestMetadataReadsDrainSmallOverflow(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
-	id := e.connID()
-	n, truncated, err := e.rt.TextForTest(e.ctx(), e.id, "SELECT seq FROM seq_1_to_500", 100)
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+	id := e.ConnID()
+	n, truncated, err := e.RT.TextForTest(e.Ctx(), e.ID, "SELECT seq FROM seq_1_to_500", 100)
 	if err != nil || n != 100 || !truncated {
 		t.Fatalf("small overflow: %d %v %v", n, truncated, err)
 	}
-	if got := e.connID(); got != id {
+	if got := e.ConnID(); got != id {
 		t.Fatalf("a small overflow cost the connection (%s -> %s)", id, got)
 	}
-	n, truncated, err = e.rt.TextForTest(e.ctx(), e.id, "SELECT seq FROM seq_1_to_1000000", 100)
+	n, truncated, err = e.RT.TextForTest(e.Ctx(), e.ID, "SELECT seq FROM seq_1_to_1000000", 100)
 	if err != nil || n != 100 || !truncated {
 		t.Fatalf("large overflow: %d %v %v", n, truncated, err)
 	}
-	if got := e.connID(); got == id {
+	if got := e.ConnID(); got == id {
 		t.Fatal("a killed read's connection went back to the pool")
 	}
-	waitGone(t, e.db, "seq_1_to_1000000", time.Second)
+	doristest.WaitGone(t, e.DB, "seq_1_to_1000000", time.Second)
 	// Exactly the limit: not truncated, connection kept.
-	id = e.connID()
-	n, truncated, err = e.rt.TextForTest(e.ctx(), e.id, "SELECT seq FROM seq_1_to_100", 100)
-	if err != nil || n != 100 || truncated || e.connID() != id {
+	id = e.ConnID()
+	n, truncated, err = e.RT.TextForTest(e.Ctx(), e.ID, "SELECT seq FROM seq_1_to_100", 100)
+	if err != nil || n != 100 || truncated || e.ConnID() != id {
 		t.Fatalf("exact: %d %v %v", n, truncated, err)
 	}
 }
@@ -52,26 +45,26 @@ func TestMetadataReadsDrainSmallOverflow(t *testing.T) {
 // TestTruncatedQueryIsKilled: execute_query stops at its budget, kills
 // the query in Doris and drops the connection rather than draining it.
 func TestTruncatedQueryIsKilled(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
-	id := e.connID()
-	q, _, _ := e.query(map[string]any{"sql": "SELECT seq FROM seq_1_to_1000000 a", "max_rows": 5})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+	id := e.ConnID()
+	q, _, _ := e.Query(map[string]any{"sql": "SELECT seq FROM seq_1_to_1000000 a", "max_rows": 5})
 	if q.RowCount != 5 || !q.Truncated {
 		t.Fatalf("%d rows", q.RowCount)
 	}
-	gone := waitGone(t, e.db, "seq_1_to_1000000 a", time.Second)
-	if got := e.connID(); got == id {
+	gone := doristest.WaitGone(t, e.DB, "seq_1_to_1000000 a", time.Second)
+	if got := e.ConnID(); got == id {
 		t.Fatal("the truncated query's connection went back to the pool")
 	}
 	t.Logf("query gone from MariaDB %v after the answer", gone)
 	// A result that ends within the budget keeps the connection.
-	id = e.connID()
-	e.query(map[string]any{"sql": "SELECT seq FROM seq_1_to_5", "max_rows": 5})
-	if got := e.connID(); got != id {
+	id = e.ConnID()
+	e.Query(map[string]any{"sql": "SELECT seq FROM seq_1_to_5", "max_rows": 5})
+	if got := e.ConnID(); got != id {
 		t.Fatal("a complete result cost the connection")
 	}
 	// An error from Doris (a clean answer) keeps it too.
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT * FROM nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
-	if got := e.connID(); got != id {
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT * FROM nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
+	if got := e.ConnID(); got != id {
 		t.Fatal("a Doris error cost the connection")
 	}
 }
@@ -80,11 +73,11 @@ func TestTruncatedQueryIsKilled(t *testing.T) {
 // is a clean answer: the connection stays in the pool, and the next call
 // on it gets the session it asks for.
 func TestRefusedSessionKeepsConnection(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
-	id := e.connID()
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "database": "nope"}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "catalog": "nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
-	q, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id, DATABASE() AS db"})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+	id := e.ConnID()
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "database": "nope"}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "catalog": "nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
+	q, _, _ := e.Query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id, DATABASE() AS db"})
 	if fmt.Sprint(q.Rows[0]["id"]) != id || q.Rows[0]["db"] != "demo" {
 		t.Fatalf("after refused sessions: %v (connection was %s)", q.Rows[0], id)
 	}

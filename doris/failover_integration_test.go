@@ -9,6 +9,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // TestFailover: DORIS_HOST first, then DORIS_HOSTS in order. With the first
@@ -18,7 +19,7 @@ import (
 func TestFailover(t *testing.T) {
 	in := mariadb.SharedFor(t)
 	second, err := sim.Start(context.Background(), sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(),
-		Users: in.UserMap(), Profile: "3.0", Logger: quiet()})
+		Users: in.UserMap(), Profile: "3.0", Logger: doristest.Quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,30 +32,30 @@ func TestFailover(t *testing.T) {
 	l.Close() // nothing listens there now
 
 	var first string
-	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) {
 		first = net.JoinHostPort(c.Host, strconv.Itoa(c.Port))
-		host, port := hostPort(t, dead)
+		host, port := doristest.HostPort(t, dead)
 		c.Host, c.Port = host, port
 		c.Hosts = []string{first, second.Addr()}
 	}})
 	ok := func(when string) {
 		t.Helper()
-		if r, _, env := e.query(map[string]any{"sql": "SELECT 1 AS one"}); r.RowCount != 1 {
+		if r, _, env := e.Query(map[string]any{"sql": "SELECT 1 AS one"}); r.RowCount != 1 {
 			t.Fatalf("%s: %+v", when, env)
 		}
 	}
-	if ch := e.discover("doris_query").availability(t, "execute_query"); !ch.Availability.Callable {
+	if ch := e.Discover("doris_query").Availability(t, "execute_query"); !ch.Availability.Callable {
 		t.Fatalf("execute_query with DORIS_HOST down: %+v", ch.Availability)
 	}
 	ok("with DORIS_HOST down")
 
 	// The FE in use goes down: at most a retryable failure, then the next FE.
-	if err := e.sim.SetDown(true); err != nil {
+	if err := e.Sim.SetDown(true); err != nil {
 		t.Fatal(err)
 	}
 	recovered := false
 	for i := 0; i < 3 && !recovered; i++ {
-		env := e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 AS one"})
+		env := e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 AS one"})
 		if env.Mode == "result" {
 			recovered = true
 			break

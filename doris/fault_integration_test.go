@@ -21,6 +21,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // boundChildren are the children this build implements, per domain.
@@ -42,16 +43,16 @@ var boundChildren = map[string][]string{
 var cloudOnly = []string{"get_compute_group_status"}
 
 func TestDorisDownAtStartThenUp(t *testing.T) {
-	e := newEnv(t, envOpts{down: true})
-	if err := e.rt.Ping(e.ctx()); err == nil {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Down: true})
+	if err := e.RT.Ping(e.Ctx()); err == nil {
 		t.Fatal("ping succeeded with Doris down")
 	}
-	snap := e.rt.Snapshot(e.ctx(), e.id, nil)
+	snap := e.RT.Snapshot(e.Ctx(), e.ID, nil)
 	if snap.Unavailable != doris.ReasonConnectionFailed || !strings.Contains(snap.Detail, "not reachable") {
 		t.Fatalf("snapshot %+v", snap)
 	}
 	for domain, children := range boundChildren {
-		m := e.discover(domain)
+		m := e.Discover(domain)
 		for _, c := range m.Children {
 			a := c.Availability
 			if a.Callable {
@@ -62,24 +63,24 @@ func TestDorisDownAtStartThenUp(t *testing.T) {
 			}
 		}
 		for _, child := range children {
-			ev := e.fail(domain, child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", doris.ReasonConnectionFailed)
+			ev := e.Fail(domain, child, doristest.ArgsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", doris.ReasonConnectionFailed)
 			if !ev.Error.Retryable || !ev.Error.Details.Rediscover {
-				t.Fatalf("%s.%s: %s", domain, child, ev.raw)
+				t.Fatalf("%s.%s: %s", domain, child, ev.Raw)
 			}
 		}
 	}
-	if err := e.sim.SetDown(false); err != nil {
+	if err := e.Sim.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
 	// No restart: the next call after the failed-snapshot retry time works.
 	start := time.Now()
 	for {
-		ev := e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 AS one"})
+		ev := e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 AS one"})
 		if ev.Mode == "result" {
 			break
 		}
 		if ev.Error.Details.ReasonCode != doris.ReasonConnectionFailed || time.Since(start) > 5*time.Second {
-			t.Fatalf("after recovery: %s", ev.raw)
+			t.Fatalf("after recovery: %s", ev.Raw)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -87,15 +88,15 @@ func TestDorisDownAtStartThenUp(t *testing.T) {
 	for domain, children := range boundChildren {
 		for _, child := range children {
 			if slices.Contains(cloudOnly, child) {
-				e.fail(domain, child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", "DEPLOYMENT_MODE_NOT_SUPPORTED")
+				e.Fail(domain, child, doristest.ArgsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", "DEPLOYMENT_MODE_NOT_SUPPORTED")
 				continue
 			}
 			if reason, ok := readerUnavailable[domain+"."+child]; ok {
-				e.fail(domain, child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", reason)
+				e.Fail(domain, child, doristest.ArgsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", reason)
 				continue
 			}
 			if !needsFixtures[child] {
-				e.ok(domain, child, argsFor(child))
+				e.Ok(domain, child, doristest.ArgsFor(child))
 			}
 		}
 	}
@@ -107,100 +108,65 @@ var readerUnavailable = map[string]string{
 	"doris_governance.get_auth_mapping_status": "CAPABILITY_PROBE_PERMISSION_DENIED",
 }
 
-// argsFor is a valid argument object for each bound child.
-func argsFor(child string) map[string]any {
-	switch child {
-	case "list_tables":
-		return map[string]any{"database": "demo"}
-	case "get_table_context", "get_table_size":
-		return map[string]any{"database": "demo", "table": "orders"}
-	case "execute_query", "explain_query", "get_query_profile", "diagnose_query_performance":
-		return map[string]any{"sql": "SELECT COUNT(*) FROM orders"}
-	case "list_slow_queries":
-		return map[string]any{"window_minutes": 5000}
-	case "diagnose_ingestion", "monitor_data_freshness", "analyze_columns", "analyze_table_storage":
-		return map[string]any{"database": "demo", "table": "orders"}
-	case "analyze_data_dependencies":
-		return map[string]any{"object": "orders"}
-	case "trace_column_lineage":
-		return map[string]any{"object": "demo.orders"}
-	case "search_data":
-		return map[string]any{"database": "demo", "table": "documents", "mode": "text", "query": "index"}
-	case "preview_text_analysis":
-		return map[string]any{"text": "Doris search"}
-	case "inspect_search_indexes":
-		return map[string]any{"database": "demo", "table": "documents"}
-	case "diagnose_search_query":
-		return map[string]any{"sql": "SELECT doc_id FROM demo.documents WHERE body MATCH_ANY 'index'"}
-	case "inspect_external_catalog":
-		return map[string]any{"catalog": "hive"}
-	case "inspect_lakehouse_table":
-		return map[string]any{"catalog": "lake", "database": "db", "table": "t"}
-	case "inspect_variant_column":
-		return map[string]any{"database": "demo", "table": "events", "column": "payload"}
-	}
-	return map[string]any{}
-}
-
 // needsFixtures are bound children whose arguments name objects a test
 // makes first (lakehouse_integration_test.go), not the harness.
 var needsFixtures = map[string]bool{"inspect_lakehouse_table": true, "inspect_variant_column": true}
 
 func TestConnectionDroppedMidResult(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.sim.Inject(sim.Fault{Match: "drop_marker", DropAfterRows: 10, Times: 1})
-	defer e.sim.ClearFaults()
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Sim.Inject(sim.Fault{Match: "drop_marker", DropAfterRows: 10, Times: 1})
+	defer e.Sim.ClearFaults()
 	args := map[string]any{"sql": "SELECT seq, 'drop_marker' AS m FROM seq_1_to_1000", "max_rows": 1000}
-	ev := e.fail("doris_query", "execute_query", args, "CHILD_EXECUTION_FAILED", "QUERY_BACKEND_UNAVAILABLE")
+	ev := e.Fail("doris_query", "execute_query", args, "CHILD_EXECUTION_FAILED", "QUERY_BACKEND_UNAVAILABLE")
 	if !ev.Error.Retryable || ev.Error.Details.StatusCode != 503 {
-		t.Fatalf("dropped: %s", ev.raw)
+		t.Fatalf("dropped: %s", ev.Raw)
 	}
-	q, _, _ := e.query(args)
+	q, _, _ := e.Query(args)
 	if q.RowCount != 1000 || q.Truncated {
 		t.Fatalf("retry: %d rows", q.RowCount)
 	}
 	// Every pooled connection dropped at once (an FE restart): the next
 	// call gets a fresh connection, not an error.
-	if err := e.sim.SetDown(true); err != nil {
+	if err := e.Sim.SetDown(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.SetDown(false); err != nil {
+	if err := e.Sim.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	e.query(map[string]any{"sql": "SELECT 1 AS one"})
+	e.Query(map[string]any{"sql": "SELECT 1 AS one"})
 	// A connection dropped before the answer: retryable too.
-	e.sim.Inject(sim.Fault{Match: "drop_early", Drop: true, Times: 1})
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'drop_early' AS m"}, "CHILD_EXECUTION_FAILED", "QUERY_BACKEND_UNAVAILABLE")
-	e.query(map[string]any{"sql": "SELECT 'drop_early' AS m"})
+	e.Sim.Inject(sim.Fault{Match: "drop_early", Drop: true, Times: 1})
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'drop_early' AS m"}, "CHILD_EXECUTION_FAILED", "QUERY_BACKEND_UNAVAILABLE")
+	e.Query(map[string]any{"sql": "SELECT 'drop_early' AS m"})
 }
 
 func TestVersionChangeMakesManifestStale(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "3.0", config: func(c *doris.Config) { c.CapabilityTTL = time.Second }})
-	m1 := e.discover("doris_query")
-	if v := m1.availability(t, "explain_query").Availability.ActiveVariant; v != "base_explain" {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "3.0", Config: func(c *doris.Config) { c.CapabilityTTL = time.Second }})
+	m1 := e.Discover("doris_query")
+	if v := m1.Availability(t, "explain_query").Availability.ActiveVariant; v != "base_explain" {
 		t.Fatalf("3.0 variant %s", v)
 	}
-	ev := e.callV("doris_query", "explain_query", m1.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
+	ev := e.CallV("doris_query", "explain_query", m1.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
 	if ev.Mode != "result" {
-		t.Fatalf("same version: %s", ev.raw)
+		t.Fatalf("same version: %s", ev.Raw)
 	}
-	if err := e.sim.SetProfile("4.0"); err != nil {
+	if err := e.Sim.SetProfile("4.0"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1100 * time.Millisecond)
-	ev = e.callV("doris_query", "explain_query", m1.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
+	ev = e.CallV("doris_query", "explain_query", m1.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
 	if ev.Error.Code != "CHILD_MANIFEST_STALE" || !ev.Error.Retryable || !ev.Error.Details.Rediscover ||
 		ev.ManifestVersion == "" || ev.ManifestVersion == m1.ManifestVersion {
-		t.Fatalf("after the upgrade: %s", ev.raw)
+		t.Fatalf("after the upgrade: %s", ev.Raw)
 	}
-	m2 := e.discover("doris_query")
-	a := m2.availability(t, "explain_query").Availability
+	m2 := e.Discover("doris_query")
+	a := m2.Availability(t, "explain_query").Availability
 	if m2.ManifestVersion != ev.ManifestVersion || a.ActiveVariant != "search_plan_facets" || a.DetectedVersions["master_fe"][0] != "4.0.7" {
 		t.Fatalf("rediscovered %s %+v", m2.ManifestVersion, a)
 	}
-	ev = e.callV("doris_query", "explain_query", m2.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
-	if ev.Mode != "result" || ev.child(t).Metadata["active_variant"] != "search_plan_facets" {
-		t.Fatalf("with the new manifest: %s", ev.raw)
+	ev = e.CallV("doris_query", "explain_query", m2.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
+	if ev.Mode != "result" || ev.Child(t).Metadata["active_variant"] != "search_plan_facets" {
+		t.Fatalf("with the new manifest: %s", ev.Raw)
 	}
 }
 
@@ -229,18 +195,18 @@ func queryTotal(t testing.TB, s *sim.Server) int64 {
 // TestSnapshotConcurrentCallersShareOneRun counts the statements the
 // simulator receives: 64 concurrent callers cost what one does.
 func TestSnapshotConcurrentCallersShareOneRun(t *testing.T) {
-	one := newEnv(t, envOpts{})
-	before := queryTotal(t, one.sim)
-	ref := one.rt.Snapshot(one.ctx(), one.id, nil)
-	single := queryTotal(t, one.sim) - before
+	one := doristest.NewEnv(t, doristest.EnvOpts{})
+	before := queryTotal(t, one.Sim)
+	ref := one.RT.Snapshot(one.Ctx(), one.ID, nil)
+	single := queryTotal(t, one.Sim) - before
 	if ref.Unavailable != "" || single < 3 {
 		t.Fatalf("single snapshot: %+v, %d statements", ref, single)
 	}
 
-	many := newEnv(t, envOpts{})
-	statements, reset := generalLog(t, many.db)
+	many := doristest.NewEnv(t, doristest.EnvOpts{})
+	statements, reset := doristest.GeneralLog(t, many.DB)
 	reset()
-	before = queryTotal(t, many.sim)
+	before = queryTotal(t, many.Sim)
 	const n = 64
 	snaps := make([]*doris.Snapshot, n)
 	var wg sync.WaitGroup
@@ -250,12 +216,12 @@ func TestSnapshotConcurrentCallersShareOneRun(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			snaps[i] = many.rt.Snapshot(context.Background(), many.id, nil)
+			snaps[i] = many.RT.Snapshot(context.Background(), many.ID, nil)
 		}()
 	}
 	close(start)
 	wg.Wait()
-	if got := queryTotal(t, many.sim) - before; got != single {
+	if got := queryTotal(t, many.Sim) - before; got != single {
 		t.Fatalf("%d concurrent snapshots sent %d statements; one sends %d", n, got, single)
 	}
 	for _, s := range snaps {
@@ -269,7 +235,7 @@ func TestSnapshotConcurrentCallersShareOneRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			snaps[i] = many.rt.Snapshot(context.Background(), many.id, probes)
+			snaps[i] = many.RT.Snapshot(context.Background(), many.ID, probes)
 		}()
 	}
 	wg.Wait()
@@ -306,12 +272,12 @@ func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 // its states with a fake clock.
 func TestSnapshotTTLStaleGraceAndRetry(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, envOpts{now: clock.now, config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Now: clock.now, Config: func(c *doris.Config) {
 		c.CapabilityTTL, c.StaleGrace = 300*time.Second, 900*time.Second
 	}})
-	snap := func() *doris.Snapshot { return e.rt.Snapshot(e.ctx(), e.id, nil) }
+	snap := func() *doris.Snapshot { return e.RT.Snapshot(e.Ctx(), e.ID, nil) }
 	s0 := snap()
-	if p := e.rt.Snapshot(e.ctx(), e.id, []string{"catalog.show_catalogs"}); p.Probes["catalog.show_catalogs"] != doris.ProbeOK {
+	if p := e.RT.Snapshot(e.Ctx(), e.ID, []string{"catalog.show_catalogs"}); p.Probes["catalog.show_catalogs"] != doris.ProbeOK {
 		t.Fatalf("probe %v", p.Probes)
 	}
 	if s0.Unavailable != "" || s0.Stale || !s0.TakenAt.Equal(clock.now()) {
@@ -319,16 +285,16 @@ func TestSnapshotTTLStaleGraceAndRetry(t *testing.T) {
 	}
 	// Within the TTL: cached, nothing sent.
 	clock.advance(299 * time.Second)
-	before := queryTotal(t, e.sim)
+	before := queryTotal(t, e.Sim)
 	if s := snap(); !s.TakenAt.Equal(s0.TakenAt) || s.Stale {
 		t.Fatalf("cached %+v", s)
 	}
-	if got := queryTotal(t, e.sim) - before; got != 0 {
+	if got := queryTotal(t, e.Sim) - before; got != 0 {
 		t.Fatalf("a cached snapshot sent %d statements", got)
 	}
 	// Past the TTL with Doris down: the old evidence, marked stale, with a
 	// generation of its own.
-	e.sim.SetDown(true)
+	e.Sim.SetDown(true)
 	clock.advance(2 * time.Second)
 	s1 := snap()
 	if s1.Unavailable != "" || !s1.Stale || !s1.TakenAt.Equal(s0.TakenAt) || s1.Generation(nil) == s0.Generation(nil) {
@@ -337,7 +303,7 @@ func TestSnapshotTTLStaleGraceAndRetry(t *testing.T) {
 	// Stale evidence runs no probes (Doris is not answering): outcomes
 	// taken before are kept, the others are pending.
 	start := time.Now()
-	sp := e.rt.Snapshot(e.ctx(), e.id, []string{"catalog.show_catalogs", "catalog.show_databases"})
+	sp := e.RT.Snapshot(e.Ctx(), e.ID, []string{"catalog.show_catalogs", "catalog.show_databases"})
 	if !sp.Stale || sp.Probes["catalog.show_catalogs"] != doris.ProbeOK || sp.Probes["catalog.show_databases"] != doris.ProbeUnknown ||
 		time.Since(start) > 200*time.Millisecond {
 		t.Fatalf("stale probes %+v after %v", sp.Probes, time.Since(start))
@@ -348,13 +314,13 @@ func TestSnapshotTTLStaleGraceAndRetry(t *testing.T) {
 		t.Fatalf("past the grace %+v", s)
 	}
 	// Doris is back, but the failure is served for 2 s (no reconnect storm)...
-	e.sim.SetDown(false)
+	e.Sim.SetDown(false)
 	clock.advance(time.Second)
-	before = queryTotal(t, e.sim)
+	before = queryTotal(t, e.Sim)
 	if s := snap(); s.Unavailable != doris.ReasonConnectionFailed {
 		t.Fatalf("within the retry time %+v", s)
 	}
-	if got := queryTotal(t, e.sim) - before; got != 0 {
+	if got := queryTotal(t, e.Sim) - before; got != 0 {
 		t.Fatalf("retried early: %d statements", got)
 	}
 	// ... and then taken afresh.
@@ -369,16 +335,16 @@ func TestSnapshotTTLStaleGraceAndRetry(t *testing.T) {
 // for a slow capability check at once; the check goes on and serves the
 // next caller, and the cancelled caller poisons nothing.
 func TestSnapshotCallerGivesUp(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.sim.Inject(sim.Fault{Match: "@@version_comment", Latency: time.Second, Times: 1})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Sim.Inject(sim.Fault{Match: "@@version_comment", Latency: time.Second, Times: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	s := e.rt.Snapshot(ctx, e.id, nil)
+	s := e.RT.Snapshot(ctx, e.ID, nil)
 	if s.Unavailable != doris.ReasonSnapshotUnavailable || time.Since(start) > 500*time.Millisecond {
 		t.Fatalf("gave up after %v: %+v", time.Since(start), s)
 	}
-	s = e.rt.Snapshot(context.Background(), e.id, nil)
+	s = e.RT.Snapshot(context.Background(), e.ID, nil)
 	if s.Unavailable != "" || s.Master.String() != "3.0.4" {
 		t.Fatalf("the shared run: %+v", s)
 	}
@@ -390,22 +356,22 @@ func TestSnapshotCallerGivesUp(t *testing.T) {
 // TestProbesNeverHang: a probe statement Doris never answers ends at the
 // probe timeout with a precise outcome, and discovery goes on.
 func TestProbesNeverHang(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.ProbeTimeout = time.Second }})
-	e.sim.Inject(sim.Fault{Match: "SHOW CATALOGS", Latency: time.Minute})
-	defer e.sim.ClearFaults()
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.ProbeTimeout = time.Second }})
+	e.Sim.Inject(sim.Fault{Match: "SHOW CATALOGS", Latency: time.Minute})
+	defer e.Sim.ClearFaults()
 	start := time.Now()
-	m := e.discover("doris_catalog")
+	m := e.Discover("doris_catalog")
 	if took := time.Since(start); took > 2500*time.Millisecond {
 		t.Fatalf("discovery took %v", took)
 	}
-	a := m.availability(t, "list_catalogs").Availability
+	a := m.Availability(t, "list_catalogs").Availability
 	if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_TIMEOUT" {
 		t.Fatalf("list_catalogs %+v", a)
 	}
-	if a := m.availability(t, "list_tables").Availability; !a.Callable {
+	if a := m.Availability(t, "list_tables").Availability; !a.Callable {
 		t.Fatalf("list_tables %+v", a)
 	}
-	e.fail("doris_catalog", "list_catalogs", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_TIMEOUT")
+	e.Fail("doris_catalog", "list_catalogs", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_TIMEOUT")
 }
 
 // TestTransientProbeFailureIsRetried: a probe that failed because Doris
@@ -413,29 +379,29 @@ func TestProbesNeverHang(t *testing.T) {
 // generation: it runs again after a short while.
 func TestTransientProbeFailureIsRetried(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, envOpts{now: clock.now})
-	e.rt.Snapshot(e.ctx(), e.id, nil)
-	e.sim.Inject(sim.Fault{Match: "SHOW CATALOGS", Drop: true, Times: 1})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Now: clock.now})
+	e.RT.Snapshot(e.Ctx(), e.ID, nil)
+	e.Sim.Inject(sim.Fault{Match: "SHOW CATALOGS", Drop: true, Times: 1})
 	probe := []string{"catalog.show_catalogs"}
-	if s := e.rt.Snapshot(e.ctx(), e.id, probe); s.Probes[probe[0]] != doris.ProbeFailed {
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, probe); s.Probes[probe[0]] != doris.ProbeFailed {
 		t.Fatalf("dropped probe %v", s.Probes)
 	}
 	clock.advance(time.Second)
-	if s := e.rt.Snapshot(e.ctx(), e.id, probe); s.Probes[probe[0]] != doris.ProbeFailed {
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, probe); s.Probes[probe[0]] != doris.ProbeFailed {
 		t.Fatalf("within the retry time %v", s.Probes)
 	}
 	clock.advance(1500 * time.Millisecond)
-	if s := e.rt.Snapshot(e.ctx(), e.id, probe); s.Probes[probe[0]] != doris.ProbeOK {
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, probe); s.Probes[probe[0]] != doris.ProbeOK {
 		t.Fatalf("after the retry time %v", s.Probes)
 	}
 	// A definite outcome (here: not supported) holds for the generation.
-	e.sim.Inject(sim.Fault{Match: "SHOW DATABASES", ErrCode: 1105, ErrMsg: "errCode = 2, detailMessage = Unknown table 'x'", Times: 1})
+	e.Sim.Inject(sim.Fault{Match: "SHOW DATABASES", ErrCode: 1105, ErrMsg: "errCode = 2, detailMessage = Unknown table 'x'", Times: 1})
 	probe = []string{"catalog.show_databases"}
-	if s := e.rt.Snapshot(e.ctx(), e.id, probe); s.Probes[probe[0]] != doris.ProbeNotSupported {
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, probe); s.Probes[probe[0]] != doris.ProbeNotSupported {
 		t.Fatalf("not supported %v", s.Probes)
 	}
 	clock.advance(60 * time.Second)
-	if s := e.rt.Snapshot(e.ctx(), e.id, probe); s.Probes[probe[0]] != doris.ProbeNotSupported {
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, probe); s.Probes[probe[0]] != doris.ProbeNotSupported {
 		t.Fatalf("re-run within the generation %v", s.Probes)
 	}
 }
@@ -443,20 +409,20 @@ func TestTransientProbeFailureIsRetried(t *testing.T) {
 // TestNoFallbackRoute: an identity bound to a route this server has no
 // pool for is refused, never served by the global service account.
 func TestNoFallbackRoute(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.id.Route, e.id.Subject = "user:alice", "alice"
-	if s := e.rt.Snapshot(e.ctx(), e.id, nil); s.Unavailable != "ROUTE_UNAVAILABLE" {
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.ID.Route, e.ID.Subject = "user:alice", "alice"
+	if s := e.RT.Snapshot(e.Ctx(), e.ID, nil); s.Unavailable != "ROUTE_UNAVAILABLE" {
 		t.Fatalf("snapshot %+v", s)
 	}
-	a := e.discover("doris_query").availability(t, "execute_query").Availability
+	a := e.Discover("doris_query").Availability(t, "execute_query").Availability
 	if a.Callable || a.ReasonCode != "ROUTE_UNAVAILABLE" {
 		t.Fatalf("availability %+v", a)
 	}
-	ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_CAPABILITY_UNAVAILABLE", "ROUTE_UNAVAILABLE")
+	ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_CAPABILITY_UNAVAILABLE", "ROUTE_UNAVAILABLE")
 	if ev.Error.Retryable {
 		t.Fatal("no route is not retryable")
 	}
-	_, err := e.rt.Handler("doris_query", "execute_query")(e.ctx(), &doris.Call{Identity: e.id, Args: json.RawMessage(`{"sql":"SELECT 1"}`)})
+	_, err := e.RT.Handler("doris_query", "execute_query")(e.Ctx(), &doris.Call{Identity: e.ID, Args: json.RawMessage(`{"sql":"SELECT 1"}`)})
 	var de *doris.Error
 	if !errors.As(err, &de) || de.Reason != "ROUTE_UNAVAILABLE" || de.Status != 403 {
 		t.Fatalf("handler %v", err)

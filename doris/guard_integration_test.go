@@ -18,6 +18,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
@@ -86,7 +87,7 @@ func fingerprint(t testing.TB, in *mariadb.Instance) []string {
 			out = append(out, prefix+": "+r)
 		}
 	}
-	tables := strings1(t, root, "SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 'demo' AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")
+	tables := doristest.Strings(t, root, "SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 'demo' AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")
 	for _, tbl := range tables {
 		rows, err := root.Query("CHECKSUM TABLE demo." + tbl + " EXTENDED")
 		if err != nil {
@@ -98,23 +99,23 @@ func fingerprint(t testing.TB, in *mariadb.Instance) []string {
 			out = append(out, "checksum: "+name+" "+sum)
 		}
 		rows.Close()
-		out = append(out, "rows: "+tbl+" "+scalar(t, root, "SELECT COUNT(*) FROM demo."+tbl))
+		out = append(out, "rows: "+tbl+" "+doristest.Scalar(t, root, "SELECT COUNT(*) FROM demo."+tbl))
 		var n, ddl string
 		root.QueryRow("SHOW CREATE TABLE demo."+tbl).Scan(&n, &ddl)
 		out = append(out, "ddl: "+ddl)
 	}
-	add("table", strings1(t, root, "SELECT CONCAT_WS(' ', TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_COMMENT) FROM information_schema.tables "+
+	add("table", doristest.Strings(t, root, "SELECT CONCAT_WS(' ', TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, TABLE_COMMENT) FROM information_schema.tables "+
 		"WHERE TABLE_SCHEMA NOT IN ('information_schema', 'performance_schema', 'mysql', 'sys') ORDER BY 1"))
-	add("database", strings1(t, root, "SELECT SCHEMA_NAME FROM information_schema.schemata ORDER BY 1"))
-	add("routine", strings1(t, root, "SELECT CONCAT(ROUTINE_SCHEMA, '.', ROUTINE_NAME) FROM information_schema.routines ORDER BY 1"))
-	add("trigger", strings1(t, root, "SELECT CONCAT(TRIGGER_SCHEMA, '.', TRIGGER_NAME) FROM information_schema.triggers ORDER BY 1"))
-	add("event", strings1(t, root, "SELECT CONCAT(EVENT_SCHEMA, '.', EVENT_NAME) FROM information_schema.events ORDER BY 1"))
-	add("view", strings1(t, root, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, ' ', VIEW_DEFINITION) FROM information_schema.views ORDER BY 1"))
-	add("user", strings1(t, root, "SELECT CONCAT(User, '@', Host, ' ', authentication_string) FROM mysql.user ORDER BY 1"))
+	add("database", doristest.Strings(t, root, "SELECT SCHEMA_NAME FROM information_schema.schemata ORDER BY 1"))
+	add("routine", doristest.Strings(t, root, "SELECT CONCAT(ROUTINE_SCHEMA, '.', ROUTINE_NAME) FROM information_schema.routines ORDER BY 1"))
+	add("trigger", doristest.Strings(t, root, "SELECT CONCAT(TRIGGER_SCHEMA, '.', TRIGGER_NAME) FROM information_schema.triggers ORDER BY 1"))
+	add("event", doristest.Strings(t, root, "SELECT CONCAT(EVENT_SCHEMA, '.', EVENT_NAME) FROM information_schema.events ORDER BY 1"))
+	add("view", doristest.Strings(t, root, "SELECT CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, ' ', VIEW_DEFINITION) FROM information_schema.views ORDER BY 1"))
+	add("user", doristest.Strings(t, root, "SELECT CONCAT(User, '@', Host, ' ', authentication_string) FROM mysql.user ORDER BY 1"))
 	for _, u := range []string{mariadb.ReaderUser, mariadb.WriterUser} {
-		add("grants "+u, strings1(t, root, "SHOW GRANTS FOR '"+u+"'@'%'"))
+		add("grants "+u, doristest.Strings(t, root, "SHOW GRANTS FOR '"+u+"'@'%'"))
 	}
-	add("variable", strings1(t, root, "SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.global_variables "+
+	add("variable", doristest.Strings(t, root, "SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.global_variables "+
 		"WHERE VARIABLE_NAME IN ('READ_ONLY', 'SQL_MODE', 'MAX_STATEMENT_TIME', 'EVENT_SCHEDULER', 'AUTOCOMMIT') ORDER BY 1"))
 	return out
 }
@@ -124,19 +125,19 @@ func TestGuardDenyCorpusEndToEnd(t *testing.T) {
 	if len(cases) < 300 {
 		t.Fatalf("only %d deny cases", len(cases))
 	}
-	e := newEnv(t, envOpts{user: mariadb.WriterUser, password: mariadb.WriterPassword})
+	e := doristest.NewEnv(t, doristest.EnvOpts{User: mariadb.WriterUser, Password: mariadb.WriterPassword})
 	// The writer really can write (so a refusal is the guard's doing):
 	// prove it on a scratch table outside demo.
-	w := direct(t, e.db.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
+	w := doristest.Direct(t, e.DB.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
 	if _, err := w.Exec("SELECT 1 FROM demo.orders LIMIT 1 FOR UPDATE"); err != nil {
 		t.Fatalf("writer account: %v", err)
 	}
-	e.discover("doris_query") // capability evidence first: only the replay remains
-	before := fingerprint(t, e.db)
-	statements, reset := generalLog(t, e.db)
+	e.Discover("doris_query") // capability evidence first: only the replay remains
+	before := fingerprint(t, e.DB)
+	statements, reset := doristest.GeneralLog(t, e.DB)
 	reset()
 
-	handler := e.rt.Handler("doris_query", "execute_query")
+	handler := e.RT.Handler("doris_query", "execute_query")
 	reasons := map[string]int{}
 	var notUTF8 []denyCase
 	for _, c := range cases {
@@ -146,9 +147,9 @@ func TestGuardDenyCorpusEndToEnd(t *testing.T) {
 			continue
 		}
 		// Through the catalog, as a Host sends it.
-		ev := e.call("doris_query", "execute_query", map[string]any{"sql": c.sql})
+		ev := e.Call("doris_query", "execute_query", map[string]any{"sql": c.sql})
 		if ev.Mode != "error" || ev.Error.Code != "CHILD_ARGUMENTS_INVALID" {
-			t.Errorf("%s: %.300s", label, ev.raw)
+			t.Errorf("%s: %.300s", label, ev.Raw)
 			continue
 		}
 		r := ev.Error.Details.ReasonCode
@@ -157,14 +158,14 @@ func TestGuardDenyCorpusEndToEnd(t *testing.T) {
 		}
 		reasons[r]++
 		if r != "QUERY_READ_ONLY_VIOLATION" && r != "QUERY_PARAMETERS_INVALID" && r != "schema" {
-			t.Errorf("%s: reason %s: %s", label, r, ev.raw)
+			t.Errorf("%s: reason %s: %s", label, r, ev.Raw)
 		}
 		if c.reason != "" && r != "schema" && !strings.Contains(ev.Error.Message, "("+c.reason+")") {
 			t.Errorf("%s: the guard gave another reason than %s: %s", label, c.reason, ev.Error.Message)
 		}
 		// Straight to the runtime's handler too, bypassing the schema.
 		args, _ := json.Marshal(map[string]any{"sql": c.sql})
-		_, err := handler(context.Background(), &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id, Args: args})
+		_, err := handler(context.Background(), &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.ID, Args: args})
 		var de *doris.Error
 		if !errors.As(err, &de) || de.Kind != doris.KindArguments {
 			t.Errorf("%s: handler answered %v", label, err)
@@ -193,18 +194,18 @@ func TestGuardDenyCorpusEndToEnd(t *testing.T) {
 		if _, err := guard.Check(c.sql); err == nil {
 			t.Fatalf("%s: the guard accepts the raw bytes", c.name)
 		}
-		ev := e.call("doris_query", "execute_query", map[string]any{"sql": c.sql})
+		ev := e.Call("doris_query", "execute_query", map[string]any{"sql": c.sql})
 		_, gerr := guard.Check(arrived.SQL)
 		if ev.Error.Code == "CHILD_ARGUMENTS_INVALID" {
 			continue
 		}
 		if gerr != nil {
-			t.Fatalf("%s: refused text was run: %s", c.name, ev.raw)
+			t.Fatalf("%s: refused text was run: %s", c.name, ev.Raw)
 		}
 		t.Logf("%s: arrives as the read %q (%s)", c.name, arrived.SQL, map[bool]string{true: "ran", false: ev.Error.Details.ReasonCode}[ev.Mode == "result"])
 	}
 
-	after := fingerprint(t, e.db)
+	after := fingerprint(t, e.DB)
 	if !slices.Equal(before, after) {
 		for i := range max(len(before), len(after)) {
 			b, a := at(before, i), at(after, i)

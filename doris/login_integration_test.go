@@ -12,6 +12,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
@@ -22,19 +23,19 @@ import (
 func TestCheckLogin(t *testing.T) {
 	in := mariadb.SharedFor(t)
 	ctx := context.Background()
-	newAccount(t, in, "login_reader", "reader-pw-1", "SELECT ON demo.customers")
-	newAccount(t, in, "login_nobody", "nobody-pw-1")
+	doristest.NewAccount(t, in, "login_reader", "reader-pw-1", "SELECT ON demo.customers")
+	doristest.NewAccount(t, in, "login_nobody", "nobody-pw-1")
 	users := in.UserMap()
 	users["login_reader"] = "reader-pw-1"
 	users["login_nobody"] = "nobody-pw-1"
-	s, err := sim.Start(ctx, sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(), Users: users, Logger: quiet()})
+	s, err := sim.Start(ctx, sim.Options{Listen: "127.0.0.1:0", Upstream: in.Addr(), Users: users, Logger: doristest.Quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	var logs bytes.Buffer
 	signer, _ := handle.NewRandom()
-	cfg := simConfig(t, s, envOpts{})
+	cfg := doristest.SimConfig(t, s, doristest.EnvOpts{})
 	rt, err := doris.Open(cfg, doris.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Handles: signer, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		t.Fatal(err)

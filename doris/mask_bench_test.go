@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // BenchmarkMaskingExecuteQuery1000Rows measures what masking costs a
@@ -21,8 +22,8 @@ import (
 //
 //	go test ./doris -run '^$' -bench MaskingExecuteQuery -benchtime 300x
 func BenchmarkMaskingExecuteQuery1000Rows(b *testing.B) {
-	e := newEnv(b, envOpts{noAudit: true})
-	w := searchWriter(b, e)
+	e := doristest.NewEnv(b, doristest.EnvOpts{NoAudit: true})
+	w := doristest.SearchWriter(b, e)
 	var rows []string
 	for i := 1; i <= 1000; i++ {
 		rows = append(rows, fmt.Sprintf("(%d, 'Customer %d', 'customer.%d@example.com', '+1-555-%03d-%04d', '1101011990%08d', %d.%02d, '2024-01-%02d 10:30:00', 'order %d shipped to the warehouse')",
@@ -36,15 +37,15 @@ func BenchmarkMaskingExecuteQuery1000Rows(b *testing.B) {
 		}
 	}
 	b.Cleanup(func() { w.Exec("DROP TABLE IF EXISTS m_bench") })
-	call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id,
+	call := &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.ID,
 		Args: json.RawMessage(`{"sql":"SELECT * FROM m_bench ORDER BY id","max_rows":1000}`)}
 	// Two runtimes on the same simulator, run alternately so that the
 	// load of a shared machine falls on both alike.
 	handlers := map[bool]doris.Handler{}
 	for _, on := range []bool{false, true} {
-		e.cfg.EnableMasking = on
-		e.open()
-		handlers[on] = e.rt.Handler("doris_query", "execute_query")
+		e.Cfg.EnableMasking = on
+		e.Open()
+		handlers[on] = e.RT.Handler("doris_query", "execute_query")
 	}
 	ctx := context.Background()
 	took := map[bool][]time.Duration{}

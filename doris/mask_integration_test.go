@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // piiRows are personal data in several formats and how each comes back.
@@ -26,9 +27,9 @@ var lookAlikes = []struct{ orderID, ts, amount, uuid, ip, version, asset string 
 
 // writePII creates the tables of personal data and of look-alikes through
 // the simulator (and a searchable one with an e-mail column).
-func writePII(t *testing.T, e *env) {
+func writePII(t *testing.T, e *doristest.Env) {
 	t.Helper()
-	w := searchWriter(t, e)
+	w := doristest.SearchWriter(t, e)
 	var pii, looks, docs []string
 	for i, r := range piiRows {
 		pii = append(pii, fmt.Sprintf("(%d, %q, %q, %q, %q)", i+1, r.phone, r.email, r.idCard, "customer "+r.email))
@@ -56,23 +57,13 @@ func writePII(t *testing.T, e *env) {
 	})
 }
 
-func maskingMeta(t *testing.T, cd childData) (bool, int) {
-	t.Helper()
-	m, ok := cd.Metadata["masking"].(map[string]any)
-	if !ok {
-		t.Fatalf("no metadata.masking in %v", cd.Metadata)
-	}
-	n, _ := m["masked_values"].(float64)
-	return m["applied"] == true, int(n)
-}
-
 // TestMaskingOnEveryDataPath: execute_query and search_data return
 // personal data masked, say how many values were masked, leave look-alikes
 // alone, and return raw values with ENABLE_MASKING=false.
 func TestMaskingOnEveryDataPath(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	writePII(t, e)
-	q, cd, _ := e.query(map[string]any{"sql": "SELECT * FROM m_pii ORDER BY id"})
+	q, cd, _ := e.Query(map[string]any{"sql": "SELECT * FROM m_pii ORDER BY id"})
 	raw := string(cd.Data)
 	for i, r := range piiRows {
 		row := q.Rows[i]
@@ -86,18 +77,18 @@ func TestMaskingOnEveryDataPath(t *testing.T) {
 			}
 		}
 	}
-	if applied, n := maskingMeta(t, cd); !applied || n != 4*len(piiRows) {
+	if applied, n := doristest.MaskingMeta(t, cd); !applied || n != 4*len(piiRows) {
 		t.Errorf("masking metadata: applied %v, %d values; want %d", applied, n, 4*len(piiRows))
 	}
 	// Aliases do not hide e-mail addresses; phones and identity numbers
 	// are masked by column name.
-	q, _, _ = e.query(map[string]any{"sql": "SELECT email AS contact, mobile_phone AS mp FROM m_pii WHERE id = 1"})
+	q, _, _ = e.Query(map[string]any{"sql": "SELECT email AS contact, mobile_phone AS mp FROM m_pii WHERE id = 1"})
 	if q.Rows[0]["contact"] != piiRows[0].emailMasked {
 		t.Errorf("aliased e-mail: %v", q.Rows[0])
 	}
 
 	// Look-alikes come back exactly as MariaDB holds them.
-	q, cd, _ = e.query(map[string]any{"sql": "SELECT order_id, created_at, amount, trace_id, client_ip, version, asset FROM m_looks ORDER BY id"})
+	q, cd, _ = e.Query(map[string]any{"sql": "SELECT order_id, created_at, amount, trace_id, client_ip, version, asset FROM m_looks ORDER BY id"})
 	for i, r := range lookAlikes {
 		got := q.Rows[i]
 		want := map[string]string{"order_id": r.orderID, "created_at": r.ts, "amount": r.amount, "trace_id": r.uuid,
@@ -108,14 +99,14 @@ func TestMaskingOnEveryDataPath(t *testing.T) {
 			}
 		}
 	}
-	if applied, n := maskingMeta(t, cd); !applied || n != 0 {
+	if applied, n := doristest.MaskingMeta(t, cd); !applied || n != 0 {
 		t.Errorf("look-alikes: applied %v, %d masked", applied, n)
 	}
 
 	// search_data goes through the same runtime.
-	var sd queryResult
-	ev := e.ok("doris_search", "search_data", map[string]any{"database": "demo", "table": "m_docs", "mode": "text", "query": "masked"})
-	scd := ev.decode(t, &sd)
+	var sd doristest.QueryResult
+	ev := e.Ok("doris_search", "search_data", map[string]any{"database": "demo", "table": "m_docs", "mode": "text", "query": "masked"})
+	scd := ev.Decode(t, &sd)
 	if len(sd.Rows) != len(piiRows) {
 		t.Fatalf("search_data rows %d", len(sd.Rows))
 	}
@@ -124,19 +115,19 @@ func TestMaskingOnEveryDataPath(t *testing.T) {
 			t.Errorf("search_data returned %q unmasked", s)
 		}
 	}
-	if applied, n := maskingMeta(t, scd); !applied || n != len(piiRows) {
+	if applied, n := doristest.MaskingMeta(t, scd); !applied || n != len(piiRows) {
 		t.Errorf("search_data masking metadata: %v %d", applied, n)
 	}
 
 	// ENABLE_MASKING=false returns raw values, and says masking was off.
-	off := newEnv(t, envOpts{config: func(c *doris.Config) { c.EnableMasking = false }})
-	q, cd, _ = off.query(map[string]any{"sql": "SELECT * FROM m_pii ORDER BY id"})
+	off := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.EnableMasking = false }})
+	q, cd, _ = off.Query(map[string]any{"sql": "SELECT * FROM m_pii ORDER BY id"})
 	for i, r := range piiRows {
 		if q.Rows[i]["mobile_phone"] != r.phone || q.Rows[i]["email"] != r.email || q.Rows[i]["id_card"] != r.idCard {
 			t.Errorf("masking off, row %d: %v", i+1, q.Rows[i])
 		}
 	}
-	if applied, n := maskingMeta(t, cd); applied || n != 0 {
+	if applied, n := doristest.MaskingMeta(t, cd); applied || n != 0 {
 		t.Errorf("masking off: applied %v, %d values", applied, n)
 	}
 }
@@ -145,12 +136,12 @@ func TestMaskingOnEveryDataPath(t *testing.T) {
 // A rule that masks with a 3-byte character makes rows larger; the result
 // is cut where the masked rows reach MAX_RESULT_BYTES.
 func TestMaskingByteBudget(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	writePII(t, e)
 	const sqlText = "SELECT id, note FROM m_pii ORDER BY id"
-	q, _, _ := e.query(map[string]any{"sql": sqlText})
+	q, _, _ := e.Query(map[string]any{"sql": sqlText})
 	rowBytes := func(v any) int { b, _ := json.Marshal(v); return len(b) }
-	masked := e.cfg
+	masked := e.Cfg
 	masked.MaskingRules = `[{"name":"notes","columns":["note"],"mask_char":"•"}]`
 	var sizes []int
 	for _, r := range piiRows {
@@ -163,13 +154,13 @@ func TestMaskingByteBudget(t *testing.T) {
 		t.Fatalf("the test needs three plain rows (%d bytes) to fit in %d", plain, budget)
 	}
 	masked.MaxResultBytes = budget
-	e.cfg = masked
-	e.open()
-	q, cd, ev := e.query(map[string]any{"sql": sqlText})
+	e.Cfg = masked
+	e.Open()
+	q, cd, ev := e.Query(map[string]any{"sql": sqlText})
 	if q.RowCount != 2 || !q.Truncated || !ev.Metadata.Truncated {
 		t.Fatalf("budget %d: %d rows (truncated %v), want 2 masked rows", budget, q.RowCount, q.Truncated)
 	}
-	if applied, n := maskingMeta(t, cd); !applied || n != 2 || !strings.HasPrefix(q.Rows[0]["note"].(string), "•••") {
+	if applied, n := doristest.MaskingMeta(t, cd); !applied || n != 2 || !strings.HasPrefix(q.Rows[0]["note"].(string), "•••") {
 		t.Errorf("masked %d values, rows %v", n, q.Rows)
 	}
 }

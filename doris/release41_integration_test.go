@@ -12,6 +12,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // lifecycleResult decodes inspect_lakehouse_table's 4.1 additions.
@@ -40,13 +41,13 @@ func TestLakehouseLifecycle41(t *testing.T) {
 		{"4.0", "lakehouse_table_metadata", false},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: tc.profile, noAudit: true})
-			if v := e.discover("doris_lakehouse").availability(t, "inspect_lakehouse_table").Availability.ActiveVariant; v != tc.variant {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile, NoAudit: true})
+			if v := e.Discover("doris_lakehouse").Availability(t, "inspect_lakehouse_table").Availability.ActiveVariant; v != tc.variant {
 				t.Fatalf("active variant %s, want %s", v, tc.variant)
 			}
 			name := "lhdv" + strings.ReplaceAll(tc.profile, ".", "")
-			l := newLake(t, e, name, `"type" = "iceberg", "warehouse" = "s3://lake/wh"`, "sales")
-			l.grant("sales")
+			l := doristest.NewLake(t, e, name, `"type" = "iceberg", "warehouse" = "s3://lake/wh"`, "sales")
+			l.Grant("sales")
 			for _, tbl := range []struct {
 				name, props string
 				dv          bool
@@ -55,14 +56,14 @@ func TestLakehouseLifecycle41(t *testing.T) {
 				{"orders_v2", "", false},
 			} {
 				fq := name + ".sales." + tbl.name
-				l.exec("CREATE TABLE "+fq+" (id INT, region STRING)"+tbl.props,
+				l.Exec("CREATE TABLE "+fq+" (id INT, region STRING)"+tbl.props,
 					"INSERT INTO "+fq+" VALUES (1, 'eu'), (2, 'us'), (3, 'eu')",
 					"DELETE FROM "+fq+" WHERE region = 'eu'")
 				var got lifecycleResult
-				ev := e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "sales",
+				ev := e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "sales",
 					"table": tbl.name, "include_snapshots": true})
-				ev.decode(t, &got)
-				if v := ev.child(t).Metadata["active_variant"]; v != tc.variant {
+				ev.Decode(t, &got)
+				if v := ev.Child(t).Metadata["active_variant"]; v != tc.variant {
 					t.Errorf("%s: call variant %v, want %s", tbl.name, v, tc.variant)
 				}
 				// The writes: an append of 3 rows, then a delete of the 2 'eu' rows.
@@ -82,7 +83,7 @@ func TestLakehouseLifecycle41(t *testing.T) {
 				case !tc.lifecycle && got.Lifecycle != nil:
 					t.Errorf("%s: lifecycle %+v on %s", tbl.name, got.Lifecycle, tc.profile)
 				case tc.lifecycle && got.Lifecycle == nil:
-					t.Fatalf("%s: no lifecycle block: %s", tbl.name, ev.raw)
+					t.Fatalf("%s: no lifecycle block: %s", tbl.name, ev.Raw)
 				case tc.lifecycle && (got.Lifecycle.DeletionVectors != tbl.dv || len(got.Lifecycle.RowLineage) != 0):
 					t.Errorf("%s: lifecycle %+v, want deletion vectors %v and no row lineage column", tbl.name, got.Lifecycle, tbl.dv)
 				}
@@ -104,11 +105,11 @@ func TestVariantStorageMode41(t *testing.T) {
 		{"4.0", "variant_type", false},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: tc.profile, noAudit: true})
-			if v := e.discover("doris_lakehouse").availability(t, "inspect_variant_column").Availability.ActiveVariant; v != tc.variant {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile, NoAudit: true})
+			if v := e.Discover("doris_lakehouse").Availability(t, "inspect_variant_column").Availability.ActiveVariant; v != tc.variant {
 				t.Fatalf("active variant %s, want %s", v, tc.variant)
 			}
-			pool := direct(t, e.sim.Addr(), "root", e.db.RootPassword(), "demo")
+			pool := doristest.Direct(t, e.Sim.Addr(), "root", e.DB.RootPassword(), "demo")
 			for _, c := range []struct {
 				suffix, typ, mode, key, value string
 			}{
@@ -117,7 +118,7 @@ func TestVariantStorageMode41(t *testing.T) {
 				{"sparse", `VARIANT<PROPERTIES("variant_sparse_hash_shard_count" = "8")>`, "sparse", "variant_sparse_hash_shard_count", "8"},
 			} {
 				tbl := fmt.Sprintf("lh_mode_%s_%s", strings.ReplaceAll(tc.profile, ".", ""), c.suffix)
-				t.Cleanup(func() { e.rootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
+				t.Cleanup(func() { e.RootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
 				for _, s := range []string{"DROP TABLE IF EXISTS demo." + tbl,
 					"CREATE TABLE demo." + tbl + " (id BIGINT NOT NULL, payload " + c.typ + ` NULL) DUPLICATE KEY(id)
 					 DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES ("replication_num" = "1")`,
@@ -131,8 +132,8 @@ func TestVariantStorageMode41(t *testing.T) {
 					Properties  map[string]string `json:"properties"`
 					SampledRows int               `json:"sampled_rows"`
 				}
-				ev := e.ok("doris_lakehouse", "inspect_variant_column", map[string]any{"database": "demo", "table": tbl, "column": "payload"})
-				ev.decode(t, &got)
+				ev := e.Ok("doris_lakehouse", "inspect_variant_column", map[string]any{"database": "demo", "table": tbl, "column": "payload"})
+				ev.Decode(t, &got)
 				if got.SampledRows != 2 {
 					t.Errorf("%s: sampled %d rows, want the 2 inserted", c.suffix, got.SampledRows)
 				}
@@ -143,7 +144,7 @@ func TestVariantStorageMode41(t *testing.T) {
 				case !tc.mode && got.StorageMode != nil:
 					t.Errorf("%s: storage mode %q on %s", c.suffix, *got.StorageMode, tc.profile)
 				case tc.mode && (got.StorageMode == nil || *got.StorageMode != c.mode):
-					t.Errorf("%s: storage mode %v, want %s (%s)", c.suffix, got.StorageMode, c.mode, ev.raw)
+					t.Errorf("%s: storage mode %v, want %s (%s)", c.suffix, got.StorageMode, c.mode, ev.Raw)
 				}
 			}
 		})
@@ -163,13 +164,13 @@ func TestListPythonUDFs41(t *testing.T) {
 		{"4.1.1", "base_udf_metadata", false},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: tc.profile})
-			if v := e.discover("doris_governance").availability(t, "list_udfs").Availability.ActiveVariant; v != tc.variant {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile})
+			if v := e.Discover("doris_governance").Availability(t, "list_udfs").Availability.ActiveVariant; v != tc.variant {
 				t.Fatalf("list_udfs variant %s, want %s", v, tc.variant)
 			}
-			name := "py_norm_" + uniq(t)
+			name := "py_norm_" + doristest.Uniq(t)
 			create := fmt.Sprintf(`CREATE FUNCTION demo.%s(VARCHAR(64)) RETURNS VARCHAR(64) PROPERTIES ("type" = "PYTHON_UDF", "symbol" = "normalize", "file" = "file:///opt/udf/norm.zip", "runtime_version" = "3.10.12", "always_nullable" = "true")`, name)
-			w := e.writer()
+			w := e.Writer()
 			_, err := w.Exec(create)
 			if !tc.python {
 				if err == nil || !strings.Contains(err.Error(), "Python UDF is not supported") {
@@ -182,22 +183,22 @@ func TestListPythonUDFs41(t *testing.T) {
 			}
 			t.Cleanup(func() { w.Exec(fmt.Sprintf("DROP FUNCTION demo.%s(VARCHAR(64))", name)) })
 			var c struct {
-				Items []udfItem `json:"items"`
+				Items []doristest.UdfItem `json:"items"`
 			}
-			ev := e.ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "python"})
-			ev.decode(t, &c)
-			if v := ev.child(t).Metadata["active_variant"]; v != tc.variant {
+			ev := e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "python"})
+			ev.Decode(t, &c)
+			if v := ev.Child(t).Metadata["active_variant"]; v != tc.variant {
 				t.Errorf("call variant %v, want %s", v, tc.variant)
 			}
 			if len(c.Items) != 1 {
-				t.Fatalf("items %s, want the one Python UDF", ev.raw)
+				t.Fatalf("items %s, want the one Python UDF", ev.Raw)
 			}
 			if it := c.Items[0]; it.Name != name || it.Language != "python" || it.Signature != name+"(VARCHAR(64))" ||
 				it.ReturnType != "VARCHAR(64)" || it.Kind != "scalar" || it.Properties["symbol"] != "normalize" {
 				t.Errorf("udf %+v", it)
 			}
 			c.Items = nil
-			e.ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "java"}).decode(t, &c)
+			e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "java"}).Decode(t, &c)
 			if len(c.Items) != 0 {
 				t.Errorf("language java lists %+v", c.Items)
 			}
@@ -218,11 +219,11 @@ func TestTableStorageV3Variant41(t *testing.T) {
 		{"4.0", "base_storage", false},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, rootOpts(tc.profile))
-			if v := e.discover("doris_governance").availability(t, "analyze_table_storage").Availability.ActiveVariant; v != tc.variant {
+			e := doristest.NewEnv(t, doristest.RootOpts(tc.profile))
+			if v := e.Discover("doris_governance").Availability(t, "analyze_table_storage").Availability.ActiveVariant; v != tc.variant {
 				t.Fatalf("active variant %s, want %s", v, tc.variant)
 			}
-			w := e.writer()
+			w := e.Writer()
 			for _, c := range []struct {
 				suffix, props, format string
 				v3                    bool
@@ -230,8 +231,8 @@ func TestTableStorageV3Variant41(t *testing.T) {
 				{"v3", `, "storage_format" = "V3"`, "V3", true},
 				{"v2", "", "V2", false},
 			} {
-				tbl := fmt.Sprintf("st_%s_%s_%s", strings.ReplaceAll(tc.profile, ".", ""), c.suffix, uniq(t))
-				e.exec(w, "CREATE TABLE demo."+tbl+` (id BIGINT NOT NULL, payload VARIANT NULL) DUPLICATE KEY(id)
+				tbl := fmt.Sprintf("st_%s_%s_%s", strings.ReplaceAll(tc.profile, ".", ""), c.suffix, doristest.Uniq(t))
+				e.Exec(w, "CREATE TABLE demo."+tbl+` (id BIGINT NOT NULL, payload VARIANT NULL) DUPLICATE KEY(id)
 					DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES ("replication_num" = "1"`+c.props+")")
 				t.Cleanup(func() { w.Exec("DROP TABLE IF EXISTS demo." + tbl) })
 				var got struct {
@@ -239,16 +240,16 @@ func TestTableStorageV3Variant41(t *testing.T) {
 					StorageFormatV3 *bool          `json:"storage_format_v3"`
 					VariantStorage  map[string]any `json:"variant_storage"`
 				}
-				ev := e.ok("doris_governance", "analyze_table_storage", map[string]any{"database": "demo", "table": tbl})
-				ev.decode(t, &got)
+				ev := e.Ok("doris_governance", "analyze_table_storage", map[string]any{"database": "demo", "table": tbl})
+				ev.Decode(t, &got)
 				if got.StorageFormat == nil || *got.StorageFormat != c.format {
 					t.Errorf("%s: storage_format %v, want %s", c.suffix, got.StorageFormat, c.format)
 				}
 				switch {
 				case !tc.verdict && (got.StorageFormatV3 != nil || got.VariantStorage != nil):
-					t.Errorf("%s: a V3 verdict on %s: %s", c.suffix, tc.profile, ev.raw)
+					t.Errorf("%s: a V3 verdict on %s: %s", c.suffix, tc.profile, ev.Raw)
 				case tc.verdict && (got.StorageFormatV3 == nil || *got.StorageFormatV3 != c.v3):
-					t.Errorf("%s: storage_format_v3 %v, want %v (%s)", c.suffix, got.StorageFormatV3, c.v3, ev.raw)
+					t.Errorf("%s: storage_format_v3 %v, want %v (%s)", c.suffix, got.StorageFormatV3, c.v3, ev.Raw)
 				}
 			}
 		})
@@ -268,14 +269,14 @@ func TestMTMVComputeGroup41(t *testing.T) {
 		{"4.1.1", "materialized_view_metadata", false},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: tc.profile, user: mariadb.WriterUser, password: mariadb.WriterPassword,
-				deployment: sim.DeploymentCloud})
-			if v := e.discover("doris_pipeline").availability(t, "get_materialized_view_status").Availability.ActiveVariant; v != tc.variant {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: tc.profile, User: mariadb.WriterUser, Password: mariadb.WriterPassword,
+				Deployment: sim.DeploymentCloud})
+			if v := e.Discover("doris_pipeline").Availability(t, "get_materialized_view_status").Availability.ActiveVariant; v != tc.variant {
 				t.Fatalf("active variant %s, want %s", v, tc.variant)
 			}
-			table := pipeTable(t, e, "mvcg", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL")
+			table := doristest.PipeTable(t, e, "mvcg", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL")
 			mv := "mv_" + table
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" VALUES (1, 'a'), (2, 'b')",
 				"CREATE MATERIALIZED VIEW "+mv+` BUILD IMMEDIATE REFRESH AUTO ON MANUAL PROPERTIES ("compute_group" = "etl_cg") `+
 					"AS SELECT grp, COUNT(*) AS n FROM "+table+" GROUP BY grp")
@@ -285,10 +286,10 @@ func TestMTMVComputeGroup41(t *testing.T) {
 					ComputeGroup *string `json:"compute_group"`
 				} `json:"items"`
 			}
-			ev := e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{"database": "demo", "view": mv})
-			ev.decode(t, &got)
+			ev := e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{"database": "demo", "view": mv})
+			ev.Decode(t, &got)
 			if len(got.Items) != 1 || got.Items[0].Name != mv {
-				t.Fatalf("items %s, want %s", ev.raw, mv)
+				t.Fatalf("items %s, want %s", ev.Raw, mv)
 			}
 			switch g := got.Items[0].ComputeGroup; {
 			case tc.group && (g == nil || *g != "etl_cg"):

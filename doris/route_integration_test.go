@@ -7,6 +7,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // TestOwnAccountRoutes: an identity with a Doris account of its own runs
@@ -15,13 +16,13 @@ import (
 // credential, or with a wrong one, gets an error and never the global
 // service account.
 func TestOwnAccountRoutes(t *testing.T) {
-	newAccount(t, mariadb.SharedFor(t), "route_narrow", "narrow-pw-1",
+	doristest.NewAccount(t, mariadb.SharedFor(t), "route_narrow", "narrow-pw-1",
 		"SELECT ON demo.customers", "SELECT ON __internal_schema.*", "SELECT ON __doris_sim.*")
-	e := newEnv(t, envOpts{noFEHTTP: true, users: map[string]string{"route_narrow": "narrow-pw-1"}})
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoFEHTTP: true, Users: map[string]string{"route_narrow": "narrow-pw-1"}})
 
-	tables := func(id auth.Identity) (names []string, ev *envelope) {
-		e.id = id
-		ev = e.call("doris_catalog", "list_tables", map[string]any{"database": "demo"})
+	tables := func(id auth.Identity) (names []string, ev *doristest.Envelope) {
+		e.ID = id
+		ev = e.Call("doris_catalog", "list_tables", map[string]any{"database": "demo"})
 		if ev.Mode != "result" {
 			return nil, ev
 		}
@@ -30,7 +31,7 @@ func TestOwnAccountRoutes(t *testing.T) {
 				Name string `json:"name"`
 			} `json:"items"`
 		}
-		ev.decode(t, &c)
+		ev.Decode(t, &c)
 		for _, it := range c.Items {
 			names = append(names, it.Name)
 		}
@@ -41,34 +42,34 @@ func TestOwnAccountRoutes(t *testing.T) {
 		Credential: &auth.Credential{User: "route_narrow", Password: "narrow-pw-1"}}
 	narrow, ev := tables(narrowID)
 	if len(global) < 4 || len(narrow) != 1 || narrow[0] != "customers" {
-		t.Fatalf("global sees %v, the narrow account sees %v (%s); want all demo tables vs only customers", global, narrow, ev.raw)
+		t.Fatalf("global sees %v, the narrow account sees %v (%s); want all demo tables vs only customers", global, narrow, ev.Raw)
 	}
-	e.id = narrowID
-	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
+	e.ID = narrowID
+	ev = e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
 	if ev.Error.Details.ReasonCode != "QUERY_PERMISSION_DENIED" {
-		t.Fatalf("the narrow account read orders: %s", ev.raw)
+		t.Fatalf("the narrow account read orders: %s", ev.Raw)
 	}
-	e.id = auth.Anonymous()
-	e.ok("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
+	e.ID = auth.Anonymous()
+	e.Ok("doris_query", "execute_query", map[string]any{"sql": "SELECT COUNT(*) FROM demo.orders"})
 
 	// A route of its own without its credential: unavailable, not global.
-	e.id = auth.Identity{Method: "test", Subject: "lost", Route: "person:lost"}
-	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	e.ID = auth.Identity{Method: "test", Subject: "lost", Route: "person:lost"}
+	ev = e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
 	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "ROUTE_UNAVAILABLE" {
-		t.Fatalf("a route without a credential: %s", ev.raw)
+		t.Fatalf("a route without a credential: %s", ev.Raw)
 	}
 	// A wrong password: authentication fails, nothing runs as anyone else.
-	e.id = auth.Identity{Method: "test", Subject: "narrow", Route: "person:route_narrow",
+	e.ID = auth.Identity{Method: "test", Subject: "narrow", Route: "person:route_narrow",
 		Credential: &auth.Credential{User: "route_narrow", Password: "wrong"}}
-	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	ev = e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
 	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "DORIS_AUTHENTICATION_FAILED" {
-		t.Fatalf("a wrong own password: %s", ev.raw)
+		t.Fatalf("a wrong own password: %s", ev.Raw)
 	}
 	// The global route cannot be given a credential.
-	e.id = auth.Identity{Method: "test", Route: "global", Credential: &auth.Credential{User: "root"}}
-	ev = e.call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	e.ID = auth.Identity{Method: "test", Route: "global", Credential: &auth.Credential{User: "root"}}
+	ev = e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
 	if ev.Mode != "error" || ev.Error.Details.ReasonCode != "ROUTE_UNAVAILABLE" {
-		t.Fatalf("global route with a credential: %s", ev.raw)
+		t.Fatalf("global route with a credential: %s", ev.Raw)
 	}
 	if b, _ := json.Marshal(narrowID); strings.Contains(string(b), "narrow-pw-1") {
 		t.Fatalf("an Identity marshals its password: %s", b)

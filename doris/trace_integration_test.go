@@ -7,7 +7,6 @@ package doris_test
 // FE, never from what the child says.
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -15,26 +14,8 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// tracedCall runs domain.child under trace tr (as a Host's call with that
-// traceparent would) and decodes the envelope.
-func (e *env) tracedCall(tr doris.Trace, domain, child string, args any) *envelope {
-	e.t.Helper()
-	a, _ := json.Marshal(args)
-	outer, _ := json.Marshal(map[string]any{"child_tool": child, "arguments": json.RawMessage(a)})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := e.sf.CallTool(doris.WithTrace(ctx, tr), e.id, domain, outer, nil)
-	if err != nil {
-		e.t.Fatalf("CallTool %s.%s: %v", domain, child, err)
-	}
-	ev := &envelope{raw: res.Structured, IsError: res.IsError}
-	if err := json.Unmarshal(res.Structured, ev); err != nil {
-		e.t.Fatalf("envelope: %v\n%s", err, res.Structured)
-	}
-	return ev
-}
 
 // traced returns a fresh trace as a Host would send it.
 func traced(t *testing.T) doris.Trace {
@@ -49,15 +30,15 @@ func traced(t *testing.T) doris.Trace {
 func TestTraceReachesTheAuditLog(t *testing.T) {
 	for _, p := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
 			tr := traced(t)
 			const q = "SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status"
-			ev := e.tracedCall(tr, "doris_query", "execute_query", map[string]any{"sql": q})
+			ev := e.TracedCall(tr, "doris_query", "execute_query", map[string]any{"sql": q})
 			if ev.Mode != "result" {
-				t.Fatalf("execute_query: %s", ev.raw)
+				t.Fatalf("execute_query: %s", ev.Raw)
 			}
-			e.syncAudit()
-			rows, err := e.rootDB().Query("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ? ORDER BY stmt_id",
+			e.SyncAudit()
+			rows, err := e.RootDB().Query("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ? ORDER BY stmt_id",
 				"%"+tr.ID+"%")
 			if err != nil {
 				t.Fatal(err)
@@ -88,21 +69,21 @@ func TestTraceReachesTheAuditLog(t *testing.T) {
 // runs, SHOW PROC '/current_queries' shows it with the call's trace; the
 // call then times out, and its error envelope names the trace.
 func TestTraceInCurrentQueriesAndErrorEnvelope(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	admin := e.simDB("root", mariadb.DefaultRootPassword)
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	admin := e.SimDB("root", mariadb.DefaultRootPassword)
 	tr := traced(t)
 	// A cross join MariaDB takes seconds over; the call's own timeout
 	// ends it.
 	const q = "SELECT COUNT(*) FROM order_items a CROSS JOIN order_items b CROSS JOIN order_items c"
-	done := make(chan *envelope, 1)
+	done := make(chan *doristest.Envelope, 1)
 	go func() {
-		done <- e.tracedCall(tr, "doris_query", "execute_query", map[string]any{"sql": q, "timeout_ms": 2000})
+		done <- e.TracedCall(tr, "doris_query", "execute_query", map[string]any{"sql": q, "timeout_ms": 2000})
 	}()
 	seen := ""
 	for seen == "" {
 		select {
 		case ev := <-done:
-			t.Fatalf("the call ended before current_queries showed it: %s", ev.raw)
+			t.Fatalf("the call ended before current_queries showed it: %s", ev.Raw)
 		case <-time.After(20 * time.Millisecond):
 		}
 		rows, err := admin.Query("SHOW PROC '/current_queries'")
@@ -130,16 +111,16 @@ func TestTraceInCurrentQueriesAndErrorEnvelope(t *testing.T) {
 	}
 	ev := <-done
 	if ev.Mode != "error" || ev.Error.Code != "CHILD_EXECUTION_TIMEOUT" {
-		t.Fatalf("want a timeout, got %s", ev.raw)
+		t.Fatalf("want a timeout, got %s", ev.Raw)
 	}
 	var withTrace struct {
 		Error struct {
 			TraceID string `json:"trace_id"`
 		} `json:"error"`
 	}
-	json.Unmarshal(ev.raw, &withTrace)
+	json.Unmarshal(ev.Raw, &withTrace)
 	if withTrace.Error.TraceID != tr.ID {
-		t.Fatalf("error envelope trace_id %q, want %q: %s", withTrace.Error.TraceID, tr.ID, ev.raw)
+		t.Fatalf("error envelope trace_id %q, want %q: %s", withTrace.Error.TraceID, tr.ID, ev.Raw)
 	}
 }
 
@@ -148,54 +129,54 @@ func TestTraceInCurrentQueriesAndErrorEnvelope(t *testing.T) {
 // trace-id API) and where a DBA turned profiling on for every session
 // (the audit log), and a clear NOT_FOUND where Doris kept no profile.
 func TestGetQueryProfileByTraceID(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	var p profile
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	var p doristest.Profile
 
 	// A call that profiled: get_query_profile with sql, under trace A.
 	a := traced(t)
-	ev := e.tracedCall(a, "doris_query", "get_query_profile", map[string]any{"sql": "SELECT COUNT(*) FROM customers"})
-	ev.decode(t, &p)
+	ev := e.TracedCall(a, "doris_query", "get_query_profile", map[string]any{"sql": "SELECT COUNT(*) FROM customers"})
+	ev.Decode(t, &p)
 	if p.TraceID == nil || *p.TraceID != a.ID {
 		t.Fatalf("profiled under trace %s, child reports trace %v", a.ID, p.TraceID)
 	}
-	if body := feGet(t, e, "/rest/v2/manager/query/trace_id/"+a.ID); body != `"`+p.QueryID+`"` {
+	if body := doristest.FeGet(t, e, "/rest/v2/manager/query/trace_id/"+a.ID); body != `"`+p.QueryID+`"` {
 		t.Fatalf("FE trace lookup %s, the profiled query is %s", body, p.QueryID)
 	}
-	var byTrace profile
-	e.ok("doris_query", "get_query_profile", map[string]any{"trace_id": a.ID}).decode(t, &byTrace)
+	var byTrace doristest.Profile
+	e.Ok("doris_query", "get_query_profile", map[string]any{"trace_id": a.ID}).Decode(t, &byTrace)
 	if byTrace.QueryID != p.QueryID || !strings.Contains(byTrace.ProfileText, "Profile ID: "+p.QueryID) {
 		t.Fatalf("by trace id: query %s, want %s", byTrace.QueryID, p.QueryID)
 	}
 
 	// A call that did not profile: nothing to find, said plainly.
 	c := traced(t)
-	e.tracedCall(c, "doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
-	e.syncAudit()
-	nf := e.fail("doris_query", "get_query_profile", map[string]any{"trace_id": c.ID}, "CHILD_EXECUTION_FAILED", "QUERY_PROFILE_NOT_FOUND")
+	e.TracedCall(c, "doris_query", "execute_query", map[string]any{"sql": "SELECT 1"})
+	e.SyncAudit()
+	nf := e.Fail("doris_query", "get_query_profile", map[string]any{"trace_id": c.ID}, "CHILD_EXECUTION_FAILED", "QUERY_PROFILE_NOT_FOUND")
 	if !strings.Contains(nf.Error.Message, "without a profile") {
-		t.Fatalf("not-profiled trace: %s", nf.raw)
+		t.Fatalf("not-profiled trace: %s", nf.Raw)
 	}
-	unknown := e.fail("doris_query", "get_query_profile", map[string]any{"trace_id": strings.Repeat("ab", 16)}, "CHILD_EXECUTION_FAILED", "QUERY_PROFILE_NOT_FOUND")
+	unknown := e.Fail("doris_query", "get_query_profile", map[string]any{"trace_id": strings.Repeat("ab", 16)}, "CHILD_EXECUTION_FAILED", "QUERY_PROFILE_NOT_FOUND")
 	if !unknown.Error.Retryable {
-		t.Fatalf("an unknown trace may still be loading into the audit log: %s", unknown.raw)
+		t.Fatalf("an unknown trace may still be loading into the audit log: %s", unknown.Raw)
 	}
 
 	// Any call, once a DBA profiles every new session.
-	f := newEnv(t, envOpts{})
-	f.exec(f.simDB("root", mariadb.DefaultRootPassword), "SET GLOBAL enable_profile = true")
+	f := doristest.NewEnv(t, doristest.EnvOpts{})
+	f.Exec(f.SimDB("root", mariadb.DefaultRootPassword), "SET GLOBAL enable_profile = true")
 	b := traced(t)
 	const q = "SELECT segment, COUNT(*) FROM customers GROUP BY segment"
-	if ev := f.tracedCall(b, "doris_query", "execute_query", map[string]any{"sql": q}); ev.Mode != "result" {
-		t.Fatalf("execute_query: %s", ev.raw)
+	if ev := f.TracedCall(b, "doris_query", "execute_query", map[string]any{"sql": q}); ev.Mode != "result" {
+		t.Fatalf("execute_query: %s", ev.Raw)
 	}
-	f.syncAudit()
+	f.SyncAudit()
 	var qid string
-	if err := f.rootDB().QueryRow("SELECT query_id FROM __internal_schema.audit_log WHERE stmt = ?",
+	if err := f.RootDB().QueryRow("SELECT query_id FROM __internal_schema.audit_log WHERE stmt = ?",
 		"/*traceparent='"+b.Traceparent()+"'*/ "+q).Scan(&qid); err != nil {
 		t.Fatalf("the statement's audit row: %v", err)
 	}
-	var got profile
-	f.ok("doris_query", "get_query_profile", map[string]any{"trace_id": b.ID}).decode(t, &got)
+	var got doristest.Profile
+	f.Ok("doris_query", "get_query_profile", map[string]any{"trace_id": b.ID}).Decode(t, &got)
 	if got.QueryID != qid || !strings.Contains(got.ProfileText, "Sql Statement: /*traceparent='"+b.Traceparent()+"'*/ "+q) {
 		t.Fatalf("by trace id %s: query %s (audit log says %s)\n%s", b.ID, got.QueryID, qid, got.ProfileText)
 	}

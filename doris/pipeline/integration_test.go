@@ -1,9 +1,7 @@
-package doris_test
+package pipeline_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // The doris_pipeline domain against the simulator: every answer is
@@ -27,41 +26,15 @@ var pipelineProfiles = []string{"2.1", "3.0", "4.0", "4.1"}
 
 // writerEnv is a runtime logged in as the writer, which holds LOAD_PRIV
 // on demo (SHOW LOAD lists only jobs of tables the account may load).
-func writerEnv(t *testing.T, profile string) *env {
+func writerEnv(t *testing.T, profile string) *doristest.Env {
 	t.Helper()
-	return newEnv(t, envOpts{profile: profile, user: mariadb.WriterUser, password: mariadb.WriterPassword})
-}
-
-// as is another runtime on the same simulator, logged in as user.
-func (e *env) as(user, pw string) *env {
-	e.t.Helper()
-	o := *e
-	o.cfg.User, o.cfg.Password = user, pw
-	o.open()
-	return &o
-}
-
-// pipeTable creates demo.<prefix>_<random> straight in MariaDB and drops
-// it (and anything named after it) when the test ends.
-func pipeTable(t *testing.T, e *env, prefix, columns string) string {
-	t.Helper()
-	b := make([]byte, 4)
-	rand.Read(b)
-	name := prefix + "_" + hex.EncodeToString(b)
-	if err := e.db.Exec(context.Background(), "CREATE TABLE demo."+name+" ("+columns+")"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		e.db.Exec(context.Background(), "DROP TABLE IF EXISTS demo."+name, "DROP VIEW IF EXISTS demo.v_"+name,
-			"DROP TABLE IF EXISTS demo.mv_"+name, "DROP TABLE IF EXISTS demo.copy_"+name)
-	})
-	return name
+	return doristest.NewEnv(t, doristest.EnvOpts{Profile: profile, User: mariadb.WriterUser, Password: mariadb.WriterPassword})
 }
 
 // streamLoad PUTs body to the FE as user, following the 307 to the BE.
-func streamLoad(t *testing.T, e *env, user, pw, table, body string, headers map[string]string) map[string]any {
+func streamLoad(t *testing.T, e *doristest.Env, user, pw, table, body string, headers map[string]string) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPut, "http://"+e.sim.FEAddr()+"/api/demo/"+table+"/_stream_load", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPut, "http://"+e.Sim.FEAddr()+"/api/demo/"+table+"/_stream_load", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,17 +54,6 @@ func streamLoad(t *testing.T, e *env, user, pw, table, body string, headers map[
 		t.Fatalf("stream load answer %s: %v", raw, err)
 	}
 	return out
-}
-
-// sqlAs runs statements through the simulator as user.
-func sqlAs(t *testing.T, e *env, user, pw string, stmts ...string) {
-	t.Helper()
-	db := direct(t, e.sim.Addr(), user, pw, "demo")
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 }
 
 // eventuallyTrue polls cond until it holds or 20 s pass.
@@ -139,7 +101,7 @@ func TestPipelineIngestionStatus(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			table := pipeTable(t, e, "ing", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL, ts DATETIME NULL")
+			table := doristest.PipeTable(t, e, "ing", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL, ts DATETIME NULL")
 			const n = 37
 			var csv strings.Builder
 			for i := 1; i <= n; i++ {
@@ -160,16 +122,16 @@ func TestPipelineIngestionStatus(t *testing.T) {
 			if again["Status"] != "Label Already Exists" {
 				t.Fatalf("reused label: %v", again)
 			}
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" WITH LABEL "+table+"_ins (id, name) VALUES (1000, 'x'), (1001, 'y')")
 			var rows int
-			if err := e.rootDB().QueryRow("SELECT COUNT(*) FROM demo." + table).Scan(&rows); err != nil || rows != n+2 {
+			if err := e.RootDB().QueryRow("SELECT COUNT(*) FROM demo." + table).Scan(&rows); err != nil || rows != n+2 {
 				t.Fatalf("MariaDB holds %d rows (%v), want %d", rows, err, n+2)
 			}
 
 			var got jobList
-			ev := e.ok("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo", "table": table})
-			cd := ev.decode(t, &got)
+			ev := e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo", "table": table})
+			cd := ev.Decode(t, &got)
 			byLabel := map[string]jobItem{}
 			for _, it := range got.Items {
 				byLabel[str(it.Label)] = it
@@ -177,7 +139,7 @@ func TestPipelineIngestionStatus(t *testing.T) {
 			good := byLabel[table+"_ok"]
 			if good.JobType != "stream_load" || str(good.State) != "Success" || good.LoadedRows == nil || *good.LoadedRows != n ||
 				*good.TotalRows != n || *good.FilteredRows != 0 || str(good.Table) != table || good.Error != nil || good.CreatedAt == nil {
-				t.Fatalf("good load %+v in %s", good, ev.raw)
+				t.Fatalf("good load %+v in %s", good, ev.Raw)
 			}
 			failed := byLabel[table+"_bad"]
 			if str(failed.State) != "Fail" || str(failed.Error) != "[DATA_QUALITY_ERROR]too many filtered rows" ||
@@ -191,8 +153,8 @@ func TestPipelineIngestionStatus(t *testing.T) {
 				t.Fatalf("items %d, status %s, warnings %v", len(got.Items), cd.Status, cd.Warnings)
 			}
 			// Without the table filter the INSERT job appears, with its rows.
-			ev = e.ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"batch_load"}})
-			ev.decode(t, &got)
+			ev = e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"batch_load"}})
+			ev.Decode(t, &got)
 			var ins *jobItem
 			for i, it := range got.Items {
 				if str(it.Label) == table+"_ins" {
@@ -201,48 +163,48 @@ func TestPipelineIngestionStatus(t *testing.T) {
 			}
 			if ins == nil || str(ins.State) != "FINISHED" || str(ins.LoadType) != "INSERT" || ins.ScannedRows == nil || *ins.ScannedRows != 2 ||
 				str(ins.Database) != "demo" {
-				t.Fatalf("insert job %+v in %s", ins, ev.raw)
+				t.Fatalf("insert job %+v in %s", ins, ev.Raw)
 			}
 			// States filter, case-insensitively; limit.
-			ev = e.ok("doris_pipeline", "get_ingestion_status", map[string]any{"table": table, "states": []string{"FAIL"}})
-			ev.decode(t, &got)
+			ev = e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"table": table, "states": []string{"FAIL"}})
+			ev.Decode(t, &got)
 			if len(got.Items) != 1 || str(got.Items[0].Label) != table+"_bad" {
-				t.Fatalf("failed only: %s", ev.raw)
+				t.Fatalf("failed only: %s", ev.Raw)
 			}
-			ev = e.ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"stream_load"}, "limit": 1})
-			cd = ev.decode(t, &got)
+			ev = e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"stream_load"}, "limit": 1})
+			cd = ev.Decode(t, &got)
 			if len(got.Items) != 1 || !got.Truncated || !ev.Metadata.Truncated {
-				t.Fatalf("limit 1: %s", ev.raw)
+				t.Fatalf("limit 1: %s", ev.Raw)
 			}
 			// Continuous loads need 4.1; there the test made none.
 			if profile >= "4.1" {
-				ev = e.ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"continuous_load"}})
-				ev.decode(t, &got)
+				ev = e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"continuous_load"}})
+				ev.Decode(t, &got)
 				if len(got.Items) != 0 || len(ev.Warnings) != 0 {
-					t.Fatalf("continuous loads on %s: %s", profile, ev.raw)
+					t.Fatalf("continuous loads on %s: %s", profile, ev.Raw)
 				}
 			} else {
-				e.fail("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"continuous_load"}},
+				e.Fail("doris_pipeline", "get_ingestion_status", map[string]any{"job_types": []string{"continuous_load"}},
 					"CHILD_EXECUTION_FAILED", "PIPELINE_JOB_TYPE_NOT_SUPPORTED")
 			}
 			// Bad input changes nothing and says why.
-			e.fail("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo`; DROP TABLE x"},
+			e.Fail("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo`; DROP TABLE x"},
 				"CHILD_ARGUMENTS_INVALID", "PIPELINE_IDENTIFIER_INVALID")
-			e.fail("doris_pipeline", "get_ingestion_status", map[string]any{"database": "no_such_db"},
+			e.Fail("doris_pipeline", "get_ingestion_status", map[string]any{"database": "no_such_db"},
 				"CHILD_EXECUTION_FAILED", "PIPELINE_OBJECT_NOT_FOUND")
 
 			// The reader: stream loads are listed, INSERT jobs are not
 			// (Doris shows SHOW LOAD jobs only with LOAD_PRIV), with a
 			// warning that says so.
-			rd := e.as(mariadb.ReaderUser, mariadb.ReaderPassword)
-			ev = rd.ok("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo"})
-			cd = ev.decode(t, &got)
+			rd := e.As(mariadb.ReaderUser, mariadb.ReaderPassword)
+			ev = rd.Ok("doris_pipeline", "get_ingestion_status", map[string]any{"database": "demo"})
+			cd = ev.Decode(t, &got)
 			seen := map[string]bool{}
 			for _, it := range got.Items {
 				seen[str(it.Label)] = true
 			}
 			if !seen[table+"_ok"] || seen[table+"_ins"] || !strings.Contains(strings.Join(cd.Warnings, " "), "LOAD_PRIV") {
-				t.Fatalf("reader view: %s", ev.raw)
+				t.Fatalf("reader view: %s", ev.Raw)
 			}
 		})
 	}
@@ -252,9 +214,9 @@ func TestPipelineFreshness(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			table := pipeTable(t, e, "fr", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL, ts DATETIME NULL")
+			table := doristest.PipeTable(t, e, "fr", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL, ts DATETIME NULL")
 			// Event times a while ago.
-			if err := e.db.Exec(context.Background(), "INSERT INTO demo."+table+
+			if err := e.DB.Exec(context.Background(), "INSERT INTO demo."+table+
 				" VALUES (1, 'a', NOW() - INTERVAL 3 HOUR), (2, 'b', NOW() - INTERVAL 95 MINUTE)"); err != nil {
 				t.Fatal(err)
 			}
@@ -267,21 +229,21 @@ func TestPipelineFreshness(t *testing.T) {
 				Database string  `json:"database"`
 			}
 			var f fresh
-			e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "ts",
-				"threshold_seconds": 3600}).decode(t, &f)
+			e.Ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "ts",
+				"threshold_seconds": 3600}).Decode(t, &f)
 			var truth int64
-			if err := e.rootDB().QueryRow("SELECT TIMESTAMPDIFF(SECOND, MAX(ts), NOW()) FROM demo." + table).Scan(&truth); err != nil {
+			if err := e.RootDB().QueryRow("SELECT TIMESTAMPDIFF(SECOND, MAX(ts), NOW()) FROM demo." + table).Scan(&truth); err != nil {
 				t.Fatal(err)
 			}
 			if f.Method != "time_column" || f.Lag == nil || *f.Lag < truth-2 || *f.Lag > truth+2 || f.Status != "stale" {
 				t.Fatalf("time column freshness %+v, MariaDB lag %d", f, truth)
 			}
-			e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "ts",
-				"threshold_seconds": 7200}).decode(t, &f)
+			e.Ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "ts",
+				"threshold_seconds": 7200}).Decode(t, &f)
 			if f.Status != "fresh" {
 				t.Fatalf("within a 2 h threshold: %+v", f)
 			}
-			e.fail("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "nope"},
+			e.Fail("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table, "time_column": "nope"},
 				"CHILD_EXECUTION_FAILED", "PIPELINE_OBJECT_NOT_FOUND")
 
 			// Without a time column: the last committed load. A stream load
@@ -291,13 +253,13 @@ func TestPipelineFreshness(t *testing.T) {
 				t.Fatalf("load %v", res)
 			}
 			loadedAt := time.Now()
-			ev := e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table})
-			ev.decode(t, &f)
+			ev := e.Ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": table})
+			ev.Decode(t, &f)
 			if f.Method != "partition_visible_time" || f.Lag == nil || *f.Lag > int64(time.Since(loadedAt).Seconds())+2 || *f.Lag < 0 ||
 				f.Status != "fresh" || f.Version == nil || *f.Version < 2 {
-				t.Fatalf("partition freshness %s", ev.raw)
+				t.Fatalf("partition freshness %s", ev.Raw)
 			}
-			e.fail("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "no_such_table"},
+			e.Fail("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "no_such_table"},
 				"CHILD_EXECUTION_FAILED", "PIPELINE_OBJECT_NOT_FOUND")
 		})
 	}
@@ -322,9 +284,9 @@ func TestPipelineMaterializedViewStatus(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			table := pipeTable(t, e, "mvs", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL, amount DECIMAL(10,2) NULL")
+			table := doristest.PipeTable(t, e, "mvs", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL, amount DECIMAL(10,2) NULL")
 			mv := "mv_" + table
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" VALUES (1, 'a', 1.5), (2, 'b', 2.5)",
 				"CREATE MATERIALIZED VIEW "+mv+" BUILD IMMEDIATE REFRESH AUTO ON SCHEDULE EVERY 1 HOUR "+
 					`PROPERTIES ("grace_period" = "120", "custom.secret_key" = "mvprop_SECRET_7Q") AS SELECT grp, SUM(amount) AS total FROM `+table+" GROUP BY grp",
@@ -334,11 +296,11 @@ func TestPipelineMaterializedViewStatus(t *testing.T) {
 			var got struct {
 				Items []mvItem `json:"items"`
 			}
-			ev := e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{"database": "demo", "view": mv,
+			ev := e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{"database": "demo", "view": mv,
 				"include_refresh_history": true})
-			ev.decode(t, &got)
+			ev.Decode(t, &got)
 			if len(got.Items) != 1 {
-				t.Fatalf("items: %s", ev.raw)
+				t.Fatalf("items: %s", ev.Raw)
 			}
 			it := got.Items[0]
 			if it.Name != mv || it.Kind != "async" || str(it.State) != "NORMAL" || str(it.RefreshState) != "SUCCESS" || it.Sync != true ||
@@ -354,26 +316,26 @@ func TestPipelineMaterializedViewStatus(t *testing.T) {
 				t.Fatalf("history %v", it.RefreshHistory)
 			}
 			var truth int
-			e.rootDB().QueryRow("SELECT COUNT(*) FROM demo." + mv).Scan(&truth)
+			e.RootDB().QueryRow("SELECT COUNT(*) FROM demo." + mv).Scan(&truth)
 			if truth != 3 {
 				t.Fatalf("MV rows %d, want 3", truth)
 			}
 			// A write makes it stale: sync is false, and a state filter
 			// on its refresh state still finds it.
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" VALUES (4, 'd', 1)")
-			ev = e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{"view": mv, "states": []string{"success"}})
-			ev.decode(t, &got)
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" VALUES (4, 'd', 1)")
+			ev = e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{"view": mv, "states": []string{"success"}})
+			ev.Decode(t, &got)
 			if len(got.Items) != 1 || got.Items[0].Sync != false || got.Items[0].RefreshHistory != nil {
-				t.Fatalf("stale mv: %s", ev.raw)
+				t.Fatalf("stale mv: %s", ev.Raw)
 			}
 			// The synchronous MV build job.
-			ev = e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{"view": "sync_" + table})
-			ev.decode(t, &got)
+			ev = e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{"view": "sync_" + table})
+			ev.Decode(t, &got)
 			if len(got.Items) != 1 || got.Items[0].Kind != "sync" || str(got.Items[0].BaseTable) != table || str(got.Items[0].State) != "FINISHED" {
-				t.Fatalf("sync mv: %s", ev.raw)
+				t.Fatalf("sync mv: %s", ev.Raw)
 			}
-			if strings.Contains(string(ev.raw), "SECRET") {
-				t.Fatalf("secret in %s", ev.raw)
+			if strings.Contains(string(ev.Raw), "SECRET") {
+				t.Fatalf("secret in %s", ev.Raw)
 			}
 		})
 	}
@@ -390,12 +352,12 @@ func TestPipelineDependencies(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			base := pipeTable(t, e, "dep", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL")
+			base := doristest.PipeTable(t, e, "dep", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL")
 			copyTable := "copy_" + base
-			if err := e.db.Exec(context.Background(), "CREATE TABLE demo."+copyTable+" (id INT, name VARCHAR(16))"); err != nil {
+			if err := e.DB.Exec(context.Background(), "CREATE TABLE demo."+copyTable+" (id INT, name VARCHAR(16))"); err != nil {
 				t.Fatal(err)
 			}
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"CREATE VIEW v_"+base+" AS SELECT id, name FROM "+base+" WHERE name <> 'x'",
 				"CREATE MATERIALIZED VIEW mv_"+base+" BUILD DEFERRED REFRESH AUTO ON MANUAL AS SELECT COUNT(*) AS n FROM demo."+base,
 				"INSERT INTO "+copyTable+" SELECT id, name FROM "+base+" WHERE id > 0 /* FROM not_a_table */")
@@ -411,8 +373,8 @@ func TestPipelineDependencies(t *testing.T) {
 				Truncated       bool      `json:"truncated"`
 			}
 			eventuallyTrue(t, "the INSERT ... SELECT reaches the audit log", func() bool {
-				ev := e.ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "demo." + base, "direction": "downstream"})
-				ev.decode(t, &got)
+				ev := e.Ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "demo." + base, "direction": "downstream"})
+				ev.Decode(t, &got)
 				n := 0
 				for _, ed := range got.Edges {
 					if w, ok := want[ed.Source+"->"+ed.Target]; ok && ed.EvidenceSource == w && ed.Direction == "downstream" && ed.Hop == 1 {
@@ -433,12 +395,12 @@ func TestPipelineDependencies(t *testing.T) {
 			var up struct {
 				Edges []depEdge `json:"edges"`
 			}
-			e.ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "v_" + base, "database": "demo",
-				"direction": "upstream", "depth": 1}).decode(t, &up)
+			e.Ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "v_" + base, "database": "demo",
+				"direction": "upstream", "depth": 1}).Decode(t, &up)
 			if len(up.Edges) != 1 || up.Edges[0].Source != "internal.demo."+base || up.Edges[0].Relation != "view" {
 				t.Fatalf("upstream of the view: %+v", up)
 			}
-			e.fail("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "a.b.c.d"},
+			e.Fail("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "a.b.c.d"},
 				"CHILD_ARGUMENTS_INVALID", "PIPELINE_OBJECT_INVALID")
 		})
 	}
@@ -446,11 +408,11 @@ func TestPipelineDependencies(t *testing.T) {
 
 // diagEnv starts a simulator that also knows the account pipe_ops, which
 // may load demo but not read the audit log.
-func diagEnv(t *testing.T, config func(*doris.Config)) *env {
+func diagEnv(t *testing.T, config func(*doris.Config)) *doristest.Env {
 	t.Helper()
-	newAccount(t, mariadb.SharedFor(t), "pipe_ops", "opspw",
+	doristest.NewAccount(t, mariadb.SharedFor(t), "pipe_ops", "opspw",
 		"SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON demo.*", "SELECT ON `__doris_sim`.*")
-	return newEnv(t, envOpts{user: "pipe_ops", password: "opspw", users: map[string]string{"pipe_ops": "opspw"}, config: config})
+	return doristest.NewEnv(t, doristest.EnvOpts{User: "pipe_ops", Password: "opspw", Users: map[string]string{"pipe_ops": "opspw"}, Config: config})
 }
 
 type ingestionDiagnosis struct {
@@ -484,18 +446,18 @@ func TestPipelineDiagnoseIngestion(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			table := pipeTable(t, e, "diag", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL")
+			table := doristest.PipeTable(t, e, "diag", "id INT NOT NULL PRIMARY KEY, name VARCHAR(16) NOT NULL")
 			res := streamLoad(t, e, mariadb.WriterUser, mariadb.WriterPassword, table, "1,a\n2\n", map[string]string{
 				"label": table + "_l1", "column_separator": ","})
 			if res["Status"] != "Fail" {
 				t.Fatalf("%v", res)
 			}
-			sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" WITH LABEL "+table+"_l2 VALUES (5, 'e')")
+			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" WITH LABEL "+table+"_l2 VALUES (5, 'e')")
 			var d ingestionDiagnosis
 			eventuallyTrue(t, "the INSERT reaches the audit log", func() bool {
-				ev := e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
+				ev := e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
 					"window_minutes": 5, "include_dependencies": true})
-				ev.decode(t, &d)
+				ev.Decode(t, &d)
 				stmts, _ := d.Sections["audit"].Data["statements"].([]any)
 				return len(stmts) == 1
 			})
@@ -512,12 +474,12 @@ func TestPipelineDiagnoseIngestion(t *testing.T) {
 				t.Fatalf("audit statement %v", stmt)
 			}
 			// By label: the failed stream load, and its table found from it.
-			ev := e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"job_id": table + "_l1", "database": "demo"})
-			ev.decode(t, &d)
+			ev := e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"job_id": table + "_l1", "database": "demo"})
+			ev.Decode(t, &d)
 			if str(d.Target.Table) != table || d.Summary["matched_jobs"] != float64(1) || d.Summary["failed_jobs"] != float64(1) {
-				t.Fatalf("by label: %s", ev.raw)
+				t.Fatalf("by label: %s", ev.Raw)
 			}
-			e.fail("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo"}, "CHILD_ARGUMENTS_INVALID", "")
+			e.Fail("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo"}, "CHILD_ARGUMENTS_INVALID", "")
 		})
 	}
 }
@@ -527,31 +489,31 @@ func TestPipelineDiagnoseIngestion(t *testing.T) {
 // leave that section unavailable with the reason; the rest still answers.
 func TestPipelineDiagnoseOptionalSectionFails(t *testing.T) {
 	e := diagEnv(t, func(c *doris.Config) { c.QueryTimeout = 2 * time.Second })
-	table := pipeTable(t, e, "diagf", "id INT NOT NULL PRIMARY KEY")
+	table := doristest.PipeTable(t, e, "diagf", "id INT NOT NULL PRIMARY KEY")
 	res := streamLoad(t, e, "pipe_ops", "opspw", table, "1\n2\n", nil)
 	if res["Status"] != "Success" {
 		t.Fatalf("%v", res)
 	}
 	var d ingestionDiagnosis
-	ev := e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table})
-	cd := ev.decode(t, &d)
+	ev := e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table})
+	cd := ev.Decode(t, &d)
 	if d.Sections["audit"].Status != "unavailable" || d.Sections["audit"].ReasonCode != "PIPELINE_PERMISSION_DENIED" ||
 		d.Sections["ingestion"].Status != "success" || d.Sections["freshness"].Status != "success" || cd.Status != "partial" ||
 		d.Summary["matched_jobs"] != float64(1) {
-		t.Fatalf("audit denied: %s", ev.raw)
+		t.Fatalf("audit denied: %s", ev.Raw)
 	}
 	// A slow audit log: the section runs out of its own time.
 	e2 := writerEnv(t, "3.0")
-	e2.cfg.QueryTimeout = 2 * time.Second
-	e2.open()
-	e2.sim.Inject(sim.Fault{Match: "audit_log", Latency: 6 * time.Second})
+	e2.Cfg.QueryTimeout = 2 * time.Second
+	e2.Open()
+	e2.Sim.Inject(sim.Fault{Match: "audit_log", Latency: 6 * time.Second})
 	start := time.Now()
-	ev = e2.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table})
+	ev = e2.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table})
 	took := time.Since(start)
-	ev.decode(t, &d)
+	ev.Decode(t, &d)
 	if d.Sections["audit"].Status != "unavailable" || d.Sections["audit"].ReasonCode != "SECTION_TIMEOUT" ||
 		d.Sections["ingestion"].Status != "success" {
-		t.Fatalf("slow audit: %s", ev.raw)
+		t.Fatalf("slow audit: %s", ev.Raw)
 	}
 	t.Logf("the diagnosis with a section past its 2 s bound answered in %v", took)
 }
@@ -561,21 +523,21 @@ func TestPipelineDiagnoseOptionalSectionFails(t *testing.T) {
 // every pipeline answer for them.
 func TestPipelineSecretsNeverLeave(t *testing.T) {
 	e := writerEnv(t, "4.0")
-	table := pipeTable(t, e, "sec", "id INT NOT NULL PRIMARY KEY, note VARCHAR(64) NULL")
+	table := doristest.PipeTable(t, e, "sec", "id INT NOT NULL PRIMARY KEY, note VARCHAR(64) NULL")
 	secrets := []string{"pw_SECRET_A1", "sk_live_SECRET_B2", "tok_SECRET_C3", "mvq_SECRET_D4", "ak_SECRET_E5"}
-	sqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+	doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 		"INSERT INTO "+table+" VALUES (1, 'sk_live_SECRET_B2')",
 		"INSERT INTO "+table+" SELECT id + 10, note FROM "+table+" WHERE note = 'sk_live_SECRET_B2' /* password=pw_SECRET_A1 */",
 		"CREATE VIEW v_"+table+" AS SELECT id FROM "+table+" WHERE note <> 'tok_SECRET_C3'",
 		"CREATE MATERIALIZED VIEW mv_"+table+` BUILD IMMEDIATE REFRESH AUTO ON MANUAL PROPERTIES ("s3.access_key" = "ak_SECRET_E5") AS SELECT id FROM `+
 			table+" WHERE note <> 'mvq_SECRET_D4'")
-	root := direct(t, e.sim.Addr(), "root", e.db.RootPassword(), "demo")
+	root := doristest.Direct(t, e.Sim.Addr(), "root", e.DB.RootPassword(), "demo")
 	root.Exec("CREATE USER IF NOT EXISTS 'sec_probe'@'%' IDENTIFIED BY 'pw_SECRET_A1'")
-	t.Cleanup(func() { e.db.Exec(context.Background(), "DROP USER IF EXISTS 'sec_probe'@'%'") })
+	t.Cleanup(func() { e.DB.Exec(context.Background(), "DROP USER IF EXISTS 'sec_probe'@'%'") })
 	streamLoad(t, e, mariadb.WriterUser, mariadb.WriterPassword, table, "x,tok_SECRET_C3\n", map[string]string{"column_separator": ","})
 	eventuallyTrue(t, "the planted statements reach the audit log", func() bool {
 		var n int
-		e.rootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE stmt LIKE '%" + table + "%SECRET%'").Scan(&n)
+		e.RootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE stmt LIKE '%" + table + "%SECRET%'").Scan(&n)
 		return n >= 3
 	})
 	calls := []struct {
@@ -591,16 +553,16 @@ func TestPipelineSecretsNeverLeave(t *testing.T) {
 		{"analyze_data_dependencies", map[string]any{"object": "mv_" + table, "database": "demo", "depth": 5}},
 	}
 	for _, c := range calls {
-		ev := e.ok("doris_pipeline", c.child, c.args)
+		ev := e.Ok("doris_pipeline", c.child, c.args)
 		for _, s := range secrets {
-			if strings.Contains(string(ev.raw), s) || strings.Contains(strings.ToLower(string(ev.raw)), strings.ToLower(s)) {
-				t.Fatalf("%s(%v) leaks %s:\n%s", c.child, c.args, s, ev.raw)
+			if strings.Contains(string(ev.Raw), s) || strings.Contains(strings.ToLower(string(ev.Raw)), strings.ToLower(s)) {
+				t.Fatalf("%s(%v) leaks %s:\n%s", c.child, c.args, s, ev.Raw)
 			}
 		}
 	}
 	// The evidence is still there, only redacted.
 	var d ingestionDiagnosis
-	e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table, "window_minutes": 30}).decode(t, &d)
+	e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table, "window_minutes": 30}).Decode(t, &d)
 	stmts, _ := d.Sections["audit"].Data["statements"].([]any)
 	if len(stmts) < 2 || !strings.Contains(fmt.Sprint(stmts), "'***'") {
 		t.Fatalf("redacted statements %v", stmts)
@@ -611,16 +573,16 @@ func TestPipelineSecretsNeverLeave(t *testing.T) {
 // pipeline child what a DBA would ask first, as the demo's read-only
 // account: every answer finds something true.
 func TestPipelineDemoFirstTry(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "3.0"})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "3.0"})
 	t.Cleanup(func() {
-		e.db.Exec(context.Background(), "DROP TABLE IF EXISTS demo.mv_event_counts", "DROP TABLE IF EXISTS demo.web_events")
+		e.DB.Exec(context.Background(), "DROP TABLE IF EXISTS demo.mv_event_counts", "DROP TABLE IF EXISTS demo.web_events")
 	})
-	if err := e.sim.LoadDemoPipeline(context.Background(), mariadb.WriterUser); err != nil {
+	if err := e.Sim.LoadDemoPipeline(context.Background(), mariadb.WriterUser); err != nil {
 		t.Fatal(err)
 	}
 	var jobs jobList
-	ev := e.ok("doris_pipeline", "get_ingestion_status", map[string]any{})
-	ev.decode(t, &jobs)
+	ev := e.Ok("doris_pipeline", "get_ingestion_status", map[string]any{})
+	ev.Decode(t, &jobs)
 	states := map[string]int{}
 	for _, it := range jobs.Items {
 		if it.JobType == "stream_load" && str(it.Table) == "web_events" {
@@ -628,27 +590,27 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 		}
 	}
 	if states["Success"] != 2 || states["Fail"] != 1 {
-		t.Fatalf("demo loads %v: %s", states, ev.raw)
+		t.Fatalf("demo loads %v: %s", states, ev.Raw)
 	}
 	t.Logf("get_ingestion_status {} -> %s", ev.Data)
 
 	var d ingestionDiagnosis
-	e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": "web_events"}).decode(t, &d)
+	e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": "web_events"}).Decode(t, &d)
 	if !d.has("INGESTION_JOB_FAILED") || !d.has("INGESTION_ROWS_FILTERED") || d.Sections["freshness"].Data["status"] != "fresh" {
 		t.Fatalf("demo diagnosis %+v", d)
 	}
 	var mvs struct {
 		Items []mvItem `json:"items"`
 	}
-	e.ok("doris_pipeline", "get_materialized_view_status", map[string]any{}).decode(t, &mvs)
+	e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{}).Decode(t, &mvs)
 	if len(mvs.Items) != 1 || mvs.Items[0].Name != "mv_event_counts" || mvs.Items[0].Sync != false {
 		t.Fatalf("demo MVs %+v", mvs.Items)
 	}
 	var f struct {
 		Method, Status string
 	}
-	ev = e.ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "web_events"})
-	ev.decode(t, &f)
+	ev = e.Ok("doris_pipeline", "monitor_data_freshness", map[string]any{"database": "demo", "table": "web_events"})
+	ev.Decode(t, &f)
 	if f.Method != "partition_visible_time" || f.Status != "fresh" {
 		t.Fatalf("demo freshness %+v", f)
 	}
@@ -657,15 +619,15 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 		var g struct {
 			Edges []depEdge `json:"edges"`
 		}
-		ev = e.ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "web_events"})
-		ev.decode(t, &g)
+		ev = e.Ok("doris_pipeline", "analyze_data_dependencies", map[string]any{"object": "web_events"})
+		ev.Decode(t, &g)
 		found := map[string]bool{}
 		for _, ed := range g.Edges {
 			found[ed.Source+"->"+ed.Target] = true
 		}
 		return found["internal.demo.orders->internal.demo.web_events"] && found["internal.demo.web_events->internal.demo.mv_event_counts"]
 	})
-	t.Logf("analyze_data_dependencies {object: web_events} -> %s", ev.raw)
+	t.Logf("analyze_data_dependencies {object: web_events} -> %s", ev.Raw)
 }
 
 // TestPipelineManifestGoldens pins what a Host discovers of doris_pipeline
@@ -675,15 +637,15 @@ func TestPipelineDemoFirstTry(t *testing.T) {
 func TestPipelineManifestGoldens(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile})
-			m := e.discover("doris_pipeline")
-			if n := len(m.raw); n > 16<<10 {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile})
+			m := e.Discover("doris_pipeline")
+			if n := len(m.Raw); n > 16<<10 {
 				t.Fatalf("manifest is %d bytes, budget 16384", n)
 			}
 			var doc struct {
 				Children []map[string]any `json:"children"`
 			}
-			if err := json.Unmarshal(m.raw, &doc); err != nil {
+			if err := json.Unmarshal(m.Raw, &doc); err != nil {
 				t.Fatal(err)
 			}
 			var got []map[string]any
@@ -693,8 +655,8 @@ func TestPipelineManifestGoldens(t *testing.T) {
 			}
 			b, _ := json.MarshalIndent(got, "", "  ")
 			b = append(b, '\n')
-			path := filepath.Join("..", "testdata", "golden", "pipeline-availability-"+profile+".json")
-			if *updateGoldens {
+			path := filepath.Join("..", "..", "testdata", "golden", "pipeline-availability-"+profile+".json")
+			if *doristest.UpdateGoldens {
 				if err := os.WriteFile(path, b, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -707,7 +669,7 @@ func TestPipelineManifestGoldens(t *testing.T) {
 			if string(want) != string(b) {
 				t.Fatalf("%s differs from the live manifest:\n%s", path, b)
 			}
-			t.Logf("doris_pipeline manifest on %s: %d bytes (budget 16384)", profile, len(m.raw))
+			t.Logf("doris_pipeline manifest on %s: %d bytes (budget 16384)", profile, len(m.Raw))
 		})
 	}
 }
@@ -719,22 +681,22 @@ func TestPipelineDiagnoseWindowIsExact(t *testing.T) {
 	for _, profile := range pipelineProfiles {
 		t.Run(profile, func(t *testing.T) {
 			e := writerEnv(t, profile)
-			table := pipeTable(t, e, "win", "id INT NOT NULL PRIMARY KEY")
-			if err := e.db.Exec(context.Background(), "INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+			table := doristest.PipeTable(t, e, "win", "id INT NOT NULL PRIMARY KEY")
+			if err := e.DB.Exec(context.Background(), "INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
 				"query_time, is_query, stmt) VALUES ('"+table+"-q', NOW() - INTERVAL 10 MINUTE, 'etl', 'internal', 'demo', 'OK', 12, 0, "+
 				"'INSERT INTO "+table+" SELECT id FROM staging_"+table+"')"); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				e.db.Exec(context.Background(), "DELETE FROM __internal_schema.audit_log WHERE query_id = '"+table+"-q'")
+				e.DB.Exec(context.Background(), "DELETE FROM __internal_schema.audit_log WHERE query_id = '"+table+"-q'")
 			})
 			for _, tc := range []struct {
 				window int
 				want   int
 			}{{9, 0}, {11, 1}} {
 				var d ingestionDiagnosis
-				e.ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
-					"window_minutes": tc.window}).decode(t, &d)
+				e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
+					"window_minutes": tc.window}).Decode(t, &d)
 				stmts, _ := d.Sections["audit"].Data["statements"].([]any)
 				if len(stmts) != tc.want {
 					t.Fatalf("window %d min: %d statements, want %d", tc.window, len(stmts), tc.want)

@@ -1,4 +1,4 @@
-package doris_test
+package semantic_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // TestMetricFlowUnsafeCompilations: SQL a provider compiles is checked
@@ -29,15 +30,15 @@ func TestMetricFlowUnsafeCompilations(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			// As root, who could write: only the guard stands between the
 			// provider's SQL and Doris.
-			e := newEnv(t, envOpts{user: "root", password: mariadb.SharedFor(t).RootPassword(), config: withMetricFlow(bin, 30*time.Second, tt.mode)})
+			e := doristest.NewEnv(t, doristest.EnvOpts{User: "root", Password: mariadb.SharedFor(t).RootPassword(), Config: withMetricFlow(bin, 30*time.Second, tt.mode)})
 			before := count(t, e, "SELECT COUNT(*) FROM demo.orders")
 			for _, child := range []string{"compile_metricflow_query", "execute_metricflow_query"} {
-				ev := e.fail("doris_semantic", child, req, "CHILD_EXECUTION_FAILED", tt.reason)
+				ev := e.Fail("doris_semantic", child, req, "CHILD_EXECUTION_FAILED", tt.reason)
 				if strings.Contains(ev.Error.Message, "DELETE") || strings.Contains(ev.Error.Message, "snowflake") {
 					t.Errorf("%s: the provider's SQL reached the message: %s", child, ev.Error.Message)
 				}
 			}
-			e.fail("doris_semantic", "get_metricflow_dimension_values", map[string]any{"model_ref": "demo/orders",
+			e.Fail("doris_semantic", "get_metricflow_dimension_values", map[string]any{"model_ref": "demo/orders",
 				"metrics": []string{"revenue"}, "dimension": "order__status"}, "CHILD_EXECUTION_FAILED", tt.reason)
 			if after := count(t, e, "SELECT COUNT(*) FROM demo.orders"); after != before {
 				t.Fatalf("demo.orders went from %d to %d rows", before, after)
@@ -46,10 +47,10 @@ func TestMetricFlowUnsafeCompilations(t *testing.T) {
 	}
 }
 
-func count(t testing.TB, e *env, q string) int {
+func count(t testing.TB, e *doristest.Env, q string) int {
 	t.Helper()
 	var n int
-	if err := e.db.Root().QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+	if err := e.DB.Root().QueryRowContext(context.Background(), q).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -64,11 +65,11 @@ func TestMetricFlowBadAnswers(t *testing.T) {
 		{"refuse", "CHILD_ARGUMENTS_INVALID", "METRICFLOW_METRIC_NOT_FOUND"},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
-			e := newEnv(t, envOpts{config: withMetricFlow(bin, 30*time.Second, tt.mode)})
-			if a := e.discover("doris_semantic").availability(t, "list_metricflow_models").Availability; !a.Callable {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Config: withMetricFlow(bin, 30*time.Second, tt.mode)})
+			if a := e.Discover("doris_semantic").Availability(t, "list_metricflow_models").Availability; !a.Callable {
 				t.Fatalf("a provider that answers in protocol is not callable: %+v", a)
 			}
-			e.fail("doris_semantic", "list_metricflow_models", map[string]any{}, tt.code, tt.reason)
+			e.Fail("doris_semantic", "list_metricflow_models", map[string]any{}, tt.code, tt.reason)
 		})
 	}
 }
@@ -102,27 +103,27 @@ func TestSemanticAvailability(t *testing.T) {
 					withMetricFlow(bin, 2*time.Second, tt.mode, pidfile)(c)
 				}
 			}
-			e := newEnv(t, envOpts{config: config})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Config: config})
 			if tt.mode == "gone" {
 				// The executable vanishes after startup.
-				e.cfg.MetricFlow.CommandJSON = `["` + filepath.Join(t.TempDir(), "vanished") + `"]`
-				e.open()
+				e.Cfg.MetricFlow.CommandJSON = `["` + filepath.Join(t.TempDir(), "vanished") + `"]`
+				e.Open()
 			}
-			m := e.discover("doris_semantic")
+			m := e.Discover("doris_semantic")
 			for _, c := range mfChildren {
-				a := m.availability(t, c).Availability
+				a := m.Availability(t, c).Availability
 				if a.Callable || a.ReasonCode != tt.reason {
 					t.Errorf("%s: %+v, want not callable with %s", c, a, tt.reason)
 				}
 			}
 			for _, c := range []string{"list_semantic_models", "get_semantic_context"} {
-				if a := m.availability(t, c).Availability; !a.Callable {
+				if a := m.Availability(t, c).Availability; !a.Callable {
 					t.Errorf("%s with Ossie on: %+v", c, a)
 				}
 			}
-			ev := e.fail("doris_semantic", "list_metricflow_models", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", tt.reason)
-			if tt.mode == "" && !strings.Contains(strings.Join(m.availability(t, "list_metricflow_models").Availability.Limitations, " "), "METRICFLOW_ENABLED") {
-				t.Errorf("MetricFlow off does not say how to turn it on: %s", ev.raw)
+			ev := e.Fail("doris_semantic", "list_metricflow_models", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", tt.reason)
+			if tt.mode == "" && !strings.Contains(strings.Join(m.Availability(t, "list_metricflow_models").Availability.Limitations, " "), "METRICFLOW_ENABLED") {
+				t.Errorf("MetricFlow off does not say how to turn it on: %s", ev.Raw)
 			}
 			b, _ := os.ReadFile(pidfile)
 			for _, f := range strings.Fields(string(b)) {
@@ -154,16 +155,16 @@ func alive(pid int) bool {
 // and becomes callable once its health check completes.
 func TestMetricFlowSlowProvider(t *testing.T) {
 	bin := fakeProvider(t)
-	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) {
 		withMetricFlow(bin, 30*time.Second, "slow")(c)
 		c.ProbeTimeout = time.Second
 	}})
-	a := e.discover("doris_semantic").availability(t, "list_metricflow_models").Availability
+	a := e.Discover("doris_semantic").Availability(t, "list_metricflow_models").Availability
 	if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PENDING" {
 		t.Fatalf("a provider still starting: %+v, want pending", a)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		a = e.discover("doris_semantic").availability(t, "list_metricflow_models").Availability
+		a = e.Discover("doris_semantic").Availability(t, "list_metricflow_models").Availability
 		if a.Callable {
 			break
 		}
@@ -172,19 +173,19 @@ func TestMetricFlowSlowProvider(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	e.ok("doris_semantic", "list_metricflow_models", map[string]any{})
+	e.Ok("doris_semantic", "list_metricflow_models", map[string]any{})
 }
 
 // TestSemanticScope: a principal without the semantic:read scope is
 // refused by every semantic child, with its reason.
 func TestSemanticScope(t *testing.T) {
 	bin := fakeProvider(t)
-	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) {
 		withOssie(t, "")(c)
 		withMetricFlow(bin, 30*time.Second, "demo")(c)
 	}})
-	e.ok("doris_semantic", "list_semantic_models", map[string]any{})
-	e.id = auth.Identity{Method: "test", Subject: "no-semantic", Route: "global", Scopes: []string{"tool:list"}}
+	e.Ok("doris_semantic", "list_semantic_models", map[string]any{})
+	e.ID = auth.Identity{Method: "test", Subject: "no-semantic", Route: "global", Scopes: []string{"tool:list"}}
 	for _, c := range []struct {
 		child string
 		args  map[string]any
@@ -194,6 +195,6 @@ func TestSemanticScope(t *testing.T) {
 		{"list_metricflow_models", map[string]any{}},
 		{"execute_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": map[string]any{"metrics": []string{"revenue"}}}},
 	} {
-		e.fail("doris_semantic", c.child, c.args, "CHILD_EXECUTION_FAILED", "SEMANTIC_SCOPE_REQUIRED")
+		e.Fail("doris_semantic", c.child, c.args, "CHILD_EXECUTION_FAILED", "SEMANTIC_SCOPE_REQUIRED")
 	}
 }

@@ -1,14 +1,10 @@
-package doris_test
-
-// The integration harness: one throwaway MariaDB per test binary (the
-// dorissim/mariadb shared instance) and, per test, an in-process Doris
-// simulator in front of it, a doris.Runtime and a catalog.Surface over
-// that runtime, so that every call goes the way a Host's does.
+package doristest
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,30 +16,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 	"github.com/doris-mcp/doris-mcp-server/handle"
+	"github.com/go-sql-driver/mysql"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	mariadb.SkipNotice("doris")
-	if err := mariadb.StopShared(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop shared MariaDB:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+// updateGoldens rewrites the golden files the tests of this package
+// compare against, instead of comparing: go test ./doris -run X -update.
+var UpdateGoldens = flag.Bool("update", false, "rewrite the golden files this package's tests compare against")
 
 // quiet discards logs unless DORIS_TEST_LOG is set.
-func quiet() *slog.Logger {
+func Quiet() *slog.Logger {
 	if os.Getenv("DORIS_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -52,81 +39,81 @@ func quiet() *slog.Logger {
 
 // env is one test's Doris: the simulator over the shared MariaDB, the
 // runtime and the catalog surface that a Host would talk to.
-type env struct {
+type Env struct {
 	t   testing.TB
-	db  *mariadb.Instance
-	sim *sim.Server
-	cfg doris.Config
-	rt  *doris.Runtime
-	sf  *catalog.Surface
-	id  auth.Identity
+	DB  *mariadb.Instance
+	Sim *sim.Server
+	Cfg doris.Config
+	RT  *doris.Runtime
+	SF  *catalog.Surface
+	ID  auth.Identity
 	now func() time.Time
 }
 
-type envOpts struct {
-	profile  string
-	user     string // default mcp_reader
-	password string
-	noFEHTTP bool
+type EnvOpts struct {
+	Profile  string
+	User     string // default mcp_reader
+	Password string
+	NoFEHTTP bool
 	// config adjusts the runtime's configuration before Open.
-	config func(*doris.Config)
+	Config func(*doris.Config)
 	// now is the runtime's clock (nil: time.Now).
-	now func() time.Time
+	Now func() time.Time
 	// down starts the simulator unreachable (SetDown) before Open.
-	down bool
+	Down bool
 	// noAudit stops the simulator from appending statements to the audit
 	// log (its background writer competes for the CPU in benchmarks).
-	noAudit bool
+	NoAudit bool
 	// deployment is the simulator's deployment mode ("" = integrated).
-	deployment string
+	Deployment string
 	// users are extra accounts the simulator accepts (they must exist in
 	// MariaDB with the same password); feConfig stands for fe.conf.
-	users    map[string]string
-	feConfig map[string]string
+	Users    map[string]string
+	FEConfig map[string]string
 	// instance is the MariaDB to use instead of the shared one.
-	instance *mariadb.Instance
+	Instance *mariadb.Instance
 }
 
 // newEnv starts a simulator (profile "3.0" unless given) and a runtime
 // logged in as mcp_reader, skipping loudly without MariaDB (failing under
 // CI=true).
-func newEnv(t testing.TB, o envOpts) *env {
+func NewEnv(t testing.TB, o EnvOpts) *Env {
 	t.Helper()
-	in := o.instance
+	in := o.Instance
 	if in == nil {
 		in = mariadb.SharedFor(t)
 	}
-	if o.profile == "" {
-		o.profile = "3.0"
+	if o.Profile == "" {
+		o.Profile = "3.0"
 	}
 	simOpts := sim.Options{Listen: "127.0.0.1:0", FEHTTP: "127.0.0.1:0", BEHTTP: "127.0.0.1:0",
-		Upstream: in.Addr(), Users: in.UserMap(), Profile: o.profile, Logger: quiet()}
-	if o.noFEHTTP {
+		Upstream: in.Addr(), Users: in.UserMap(), Profile: o.Profile, Logger: Quiet()}
+	if o.NoFEHTTP {
 		simOpts.FEHTTP = ""
 	}
-	simOpts.NoAuditLog = o.noAudit
-	simOpts.Deployment = o.deployment
-	if len(o.users) > 0 {
+	simOpts.NoAuditLog = o.NoAudit
+	simOpts.Deployment = o.Deployment
+	if len(o.Users) > 0 {
 		simOpts.Users = maps.Clone(simOpts.Users)
-		maps.Copy(simOpts.Users, o.users)
+		maps.Copy(simOpts.Users, o.Users)
 	}
-	simOpts.FEConfig = o.feConfig
+	simOpts.FEConfig = o.FEConfig
 	s, err := sim.Start(context.Background(), simOpts)
 	if err != nil {
 		t.Fatalf("start the Doris simulator: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if o.down {
+	if o.Down {
 		if err := s.SetDown(true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e := &env{t: t, db: in, sim: s, id: auth.Anonymous(), now: o.now}
-	e.cfg = simConfig(t, s, o)
-	if o.config != nil {
-		o.config(&e.cfg)
+	e := &Env{t: t, DB: in, Sim: s, ID: auth.Anonymous(), now: o.Now}
+	e.Cfg = SimConfig(t, s, o)
+	if o.Config != nil {
+		o.Config(&e.Cfg)
 	}
-	e.open()
+	e.Open()
 	return e
 }
 
@@ -134,7 +121,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 // (each a GRANT's privileges and object, e.g. "SELECT ON demo.*"), dropped
 // when the test ends. The simulator accepts it once told its password
 // (envOpts.users).
-func newAccount(t testing.TB, in *mariadb.Instance, name, pw string, grants ...string) {
+func NewAccount(t testing.TB, in *mariadb.Instance, name, pw string, grants ...string) {
 	t.Helper()
 	stmts := []string{fmt.Sprintf("CREATE OR REPLACE USER '%s'@'%%' IDENTIFIED BY '%s'", name, pw)}
 	for _, g := range grants {
@@ -147,20 +134,20 @@ func newAccount(t testing.TB, in *mariadb.Instance, name, pw string, grants ...s
 }
 
 // simConfig is the runtime configuration that points at s.
-func simConfig(t testing.TB, s *sim.Server, o envOpts) doris.Config {
+func SimConfig(t testing.TB, s *sim.Server, o EnvOpts) doris.Config {
 	t.Helper()
 	cfg := doris.DefaultConfig()
-	host, port := hostPort(t, s.Addr())
+	host, port := HostPort(t, s.Addr())
 	cfg.Host, cfg.Port = host, port
 	cfg.User, cfg.Password = mariadb.ReaderUser, mariadb.ReaderPassword
-	if o.user != "" {
-		cfg.User, cfg.Password = o.user, o.password
+	if o.User != "" {
+		cfg.User, cfg.Password = o.User, o.Password
 	}
 	cfg.Database = mariadb.DemoDatabase
 	cfg.ConnectTimeout = 5 * time.Second
 	cfg.FEHTTPPort = 0
 	if s.FEAddr() != "" {
-		cfg.FEHTTPHost, cfg.FEHTTPPort = hostPort(t, s.FEAddr())
+		cfg.FEHTTPHost, cfg.FEHTTPPort = HostPort(t, s.FEAddr())
 	}
 	if s.BEAddr() != "" {
 		cfg.BEHosts = []string{s.BEAddr()}
@@ -168,7 +155,7 @@ func simConfig(t testing.TB, s *sim.Server, o envOpts) doris.Config {
 	return cfg
 }
 
-func hostPort(t testing.TB, addr string) (string, int) {
+func HostPort(t testing.TB, addr string) (string, int) {
 	t.Helper()
 	h, p, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -182,27 +169,27 @@ func hostPort(t testing.TB, addr string) (string, int) {
 }
 
 // open (re)builds the runtime and the surface from e.cfg.
-func (e *env) open() {
+func (e *Env) Open() {
 	e.t.Helper()
 	signer, err := handle.NewRandom()
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	rt, err := doris.Open(e.cfg, doris.Options{Logger: quiet(), Handles: signer, Now: e.now, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
+	rt, err := doris.Open(e.Cfg, doris.Options{Logger: Quiet(), Handles: signer, Now: e.now, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
 	if err != nil {
 		e.t.Fatalf("doris.Open: %v", err)
 	}
 	e.t.Cleanup(func() { rt.Close() })
-	sf, err := catalog.New(catalog.Config{Handles: signer, Logger: quiet(), ValidateResults: true}, rt)
+	sf, err := catalog.New(catalog.Config{Handles: signer, Logger: Quiet(), ValidateResults: true}, rt)
 	if err != nil {
 		e.t.Fatalf("catalog.New: %v", err)
 	}
-	e.rt, e.sf = rt, sf
+	e.RT, e.SF = rt, sf
 }
 
 // envelope is a decoded catalog envelope (result, error or manifest).
-type envelope struct {
-	raw             json.RawMessage
+type Envelope struct {
+	Raw             json.RawMessage
 	IsError         bool
 	Mode            string          `json:"mode"`
 	Domain          string          `json:"domain"`
@@ -227,10 +214,10 @@ type envelope struct {
 			Position   *int   `json:"position"`
 		} `json:"details"`
 	} `json:"error"`
-	Children []manifestChild `json:"children"`
+	Children []ManifestChild `json:"children"`
 }
 
-type manifestChild struct {
+type ManifestChild struct {
 	Name         string `json:"name"`
 	Availability struct {
 		Status           string              `json:"status"`
@@ -243,7 +230,7 @@ type manifestChild struct {
 }
 
 // childData is the data member of a result envelope: the child's result.
-type childData struct {
+type ChildData struct {
 	Status   string           `json:"status"`
 	Data     json.RawMessage  `json:"data"`
 	Warnings []string         `json:"warnings"`
@@ -251,22 +238,22 @@ type childData struct {
 	Evidence []map[string]any `json:"evidence"`
 }
 
-func (ev *envelope) child(t testing.TB) childData {
+func (ev *Envelope) Child(t testing.TB) ChildData {
 	t.Helper()
 	if ev.Mode != "result" {
-		t.Fatalf("%s/%s: want a result envelope, got %s", ev.Domain, ev.ChildTool, ev.raw)
+		t.Fatalf("%s/%s: want a result envelope, got %s", ev.Domain, ev.ChildTool, ev.Raw)
 	}
-	var cd childData
+	var cd ChildData
 	if err := json.Unmarshal(ev.Data, &cd); err != nil {
-		t.Fatalf("child data: %v\n%s", err, ev.raw)
+		t.Fatalf("child data: %v\n%s", err, ev.Raw)
 	}
 	return cd
 }
 
 // decode unmarshals the child's data member into v.
-func (ev *envelope) decode(t testing.TB, v any) childData {
+func (ev *Envelope) Decode(t testing.TB, v any) ChildData {
 	t.Helper()
-	cd := ev.child(t)
+	cd := ev.Child(t)
 	if err := json.Unmarshal(cd.Data, v); err != nil {
 		t.Fatalf("decode %s: %v\n%s", ev.ChildTool, err, cd.Data)
 	}
@@ -276,7 +263,7 @@ func (ev *envelope) decode(t testing.TB, v any) childData {
 // ctx is the context of one call: bounded, and carrying a trace of its own
 // as a Host's call does, so that every statement of every test reaches
 // the simulator with its trace comment (doris/trace.go).
-func (e *env) ctx() context.Context {
+func (e *Env) Ctx() context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	e.t.Cleanup(cancel)
 	return doris.WithTrace(ctx, doris.NewTrace(doris.Trace{}, false))
@@ -284,7 +271,7 @@ func (e *env) ctx() context.Context {
 
 // call runs domain.child through the catalog (hierarchical mode), with the
 // manifest_version given (or none).
-func (e *env) callV(domain, child, manifest string, args any, progress catalog.Progress) *envelope {
+func (e *Env) CallV(domain, child, manifest string, args any, progress catalog.Progress) *Envelope {
 	e.t.Helper()
 	a, err := json.Marshal(args)
 	if err != nil {
@@ -295,61 +282,61 @@ func (e *env) callV(domain, child, manifest string, args any, progress catalog.P
 		outer["manifest_version"] = manifest
 	}
 	o, _ := json.Marshal(outer)
-	res, err := e.sf.CallTool(e.ctx(), e.id, domain, o, progress)
+	res, err := e.SF.CallTool(e.Ctx(), e.ID, domain, o, progress)
 	if err != nil {
 		e.t.Fatalf("CallTool %s.%s: %v", domain, child, err)
 	}
-	ev := &envelope{raw: res.Structured, IsError: res.IsError}
+	ev := &Envelope{Raw: res.Structured, IsError: res.IsError}
 	if err := json.Unmarshal(res.Structured, ev); err != nil {
 		e.t.Fatalf("envelope: %v\n%s", err, res.Structured)
 	}
 	return ev
 }
 
-func (e *env) call(domain, child string, args any) *envelope {
+func (e *Env) Call(domain, child string, args any) *Envelope {
 	e.t.Helper()
-	return e.callV(domain, child, "", args, nil)
+	return e.CallV(domain, child, "", args, nil)
 }
 
 // ok calls a child and fails the test unless it returned a result.
-func (e *env) ok(domain, child string, args any) *envelope {
+func (e *Env) Ok(domain, child string, args any) *Envelope {
 	e.t.Helper()
-	ev := e.call(domain, child, args)
+	ev := e.Call(domain, child, args)
 	if ev.Mode != "result" || ev.IsError {
-		e.t.Fatalf("%s.%s(%v): want a result, got %s", domain, child, args, ev.raw)
+		e.t.Fatalf("%s.%s(%v): want a result, got %s", domain, child, args, ev.Raw)
 	}
 	return ev
 }
 
 // fail calls a child and checks the error envelope's code and reason.
-func (e *env) fail(domain, child string, args any, code, reason string) *envelope {
+func (e *Env) Fail(domain, child string, args any, code, reason string) *Envelope {
 	e.t.Helper()
-	ev := e.call(domain, child, args)
+	ev := e.Call(domain, child, args)
 	if ev.Mode != "error" || !ev.IsError {
-		e.t.Fatalf("%s.%s: want error %s/%s, got %s", domain, child, code, reason, ev.raw)
+		e.t.Fatalf("%s.%s: want error %s/%s, got %s", domain, child, code, reason, ev.Raw)
 	}
 	if ev.Error.Code != code || (reason != "" && ev.Error.Details.ReasonCode != reason) {
 		e.t.Fatalf("%s.%s: want %s/%s, got %s/%s: %s", domain, child, code, reason,
-			ev.Error.Code, ev.Error.Details.ReasonCode, ev.raw)
+			ev.Error.Code, ev.Error.Details.ReasonCode, ev.Raw)
 	}
 	return ev
 }
 
 // discover calls a domain with {} and returns its manifest.
-func (e *env) discover(domain string) *envelope {
+func (e *Env) Discover(domain string) *Envelope {
 	e.t.Helper()
-	res, err := e.sf.CallTool(e.ctx(), e.id, domain, json.RawMessage(`{}`), nil)
+	res, err := e.SF.CallTool(e.Ctx(), e.ID, domain, json.RawMessage(`{}`), nil)
 	if err != nil {
 		e.t.Fatalf("discover %s: %v", domain, err)
 	}
-	ev := &envelope{raw: res.Structured}
+	ev := &Envelope{Raw: res.Structured}
 	if err := json.Unmarshal(res.Structured, ev); err != nil || ev.Mode != "manifest" {
 		e.t.Fatalf("discover %s: %v %s", domain, err, res.Structured)
 	}
 	return ev
 }
 
-func (ev *envelope) availability(t testing.TB, child string) manifestChild {
+func (ev *Envelope) Availability(t testing.TB, child string) ManifestChild {
 	t.Helper()
 	for _, c := range ev.Children {
 		if c.Name == child {
@@ -357,11 +344,11 @@ func (ev *envelope) availability(t testing.TB, child string) manifestChild {
 		}
 	}
 	t.Fatalf("%s: no child %s in the manifest", ev.Domain, child)
-	return manifestChild{}
+	return ManifestChild{}
 }
 
 // queryResult is the data of execute_query.
-type queryResult struct {
+type QueryResult struct {
 	Columns []struct {
 		Name string `json:"name"`
 		Type string `json:"type"`
@@ -371,24 +358,24 @@ type queryResult struct {
 	Truncated bool             `json:"truncated"`
 }
 
-func (e *env) query(args map[string]any) (queryResult, childData, *envelope) {
+func (e *Env) Query(args map[string]any) (QueryResult, ChildData, *Envelope) {
 	e.t.Helper()
-	ev := e.ok("doris_query", "execute_query", args)
-	var q queryResult
-	dec := json.NewDecoder(strings.NewReader(string(ev.child(e.t).Data)))
+	ev := e.Ok("doris_query", "execute_query", args)
+	var q QueryResult
+	dec := json.NewDecoder(strings.NewReader(string(ev.Child(e.t).Data)))
 	dec.UseNumber()
 	if err := dec.Decode(&q); err != nil {
 		e.t.Fatal(err)
 	}
-	return q, ev.child(e.t), ev
+	return q, ev.Child(e.t), ev
 }
 
 // rootDB is a pool on MariaDB as root, directly (not through the
 // simulator), for ground truth.
-func (e *env) rootDB() *sql.DB { return e.db.Root() }
+func (e *Env) RootDB() *sql.DB { return e.DB.Root() }
 
 // direct opens a go-sql-driver pool straight to addr.
-func direct(t testing.TB, addr, user, pw, db string) *sql.DB {
+func Direct(t testing.TB, addr, user, pw, db string) *sql.DB {
 	t.Helper()
 	c := mysql.NewConfig()
 	c.Net, c.Addr, c.User, c.Passwd, c.DBName = "tcp", addr, user, pw, db
@@ -404,7 +391,7 @@ func direct(t testing.TB, addr, user, pw, db string) *sql.DB {
 }
 
 // strings1 reads a one-column result as strings.
-func strings1(t testing.TB, db *sql.DB, q string, args ...any) []string {
+func Strings(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
 	rows, err := db.QueryContext(context.Background(), q, args...)
 	if err != nil {
@@ -425,11 +412,26 @@ func strings1(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	return out
 }
 
-func scalar(t testing.TB, db *sql.DB, q string, args ...any) string {
+func Scalar(t testing.TB, db *sql.DB, q string, args ...any) string {
 	t.Helper()
-	out := strings1(t, db, q, args...)
+	out := Strings(t, db, q, args...)
 	if len(out) != 1 {
 		t.Fatalf("%s: %d rows", q, len(out))
 	}
 	return out[0]
+}
+
+// Main runs a test binary's tests and then stops the shared MariaDB; pkg
+// names the package in the loud notice of what was skipped without it.
+// Every package whose tests use NewEnv calls it from its TestMain.
+func Main(m *testing.M, pkg string) {
+	code := m.Run()
+	mariadb.SkipNotice(pkg)
+	if err := mariadb.StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop shared MariaDB:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

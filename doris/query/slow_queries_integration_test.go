@@ -1,4 +1,4 @@
-package doris_test
+package query_test
 
 // list_slow_queries end to end: who may call it (the audit log's own
 // grant decides, on every simulated release) and which records a window
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // TestSlowQueriesFollowAuditGrant: an account granted SELECT on exactly
@@ -24,38 +25,38 @@ import (
 // enough and the probe was refused for the first account too.
 func TestSlowQueriesFollowAuditGrant(t *testing.T) {
 	in := mariadb.SharedFor(t)
-	newAccount(t, in, "lh_auditor", "lh_auditor-pw-7Qx", "SELECT ON __internal_schema.audit_log", "SELECT ON demo.*")
-	newAccount(t, in, "lh_blind", "lh_blind-pw-7Qx", "SELECT ON demo.*")
+	doristest.NewAccount(t, in, "lh_auditor", "lh_auditor-pw-7Qx", "SELECT ON __internal_schema.audit_log", "SELECT ON demo.*")
+	doristest.NewAccount(t, in, "lh_blind", "lh_blind-pw-7Qx", "SELECT ON demo.*")
 	// The simulator logs in upstream as each account; its own audit log
 	// writer stays off, so that the accounts' grants decide alone.
-	as := func(p, user, pw string) *env {
-		return newEnv(t, envOpts{profile: p, user: user, password: pw, users: map[string]string{user: pw}, noAudit: true})
+	as := func(p, user, pw string) *doristest.Env {
+		return doristest.NewEnv(t, doristest.EnvOpts{Profile: p, User: user, Password: pw, Users: map[string]string{user: pw}, NoAudit: true})
 	}
 	for _, p := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
 			e := as(p, "lh_auditor", "lh_auditor-pw-7Qx")
-			a := e.discover("doris_query").availability(t, "list_slow_queries").Availability
+			a := e.Discover("doris_query").Availability(t, "list_slow_queries").Availability
 			if !a.Callable || a.ReasonCode != "CAPABILITY_VERIFIED" {
 				t.Fatalf("auditor: got %+v, want callable with CAPABILITY_VERIFIED", a)
 			}
-			var c collectionOf
-			e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 0, "limit": 3}).decode(t, &c)
+			var c doristest.CollectionOf
+			e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 0, "limit": 3}).Decode(t, &c)
 			if len(c.Items) != 3 {
 				t.Fatalf("auditor: got %d records, want 3", len(c.Items))
 			}
 			// The same grant lets it describe the audit log.
-			q, _, _ := e.query(map[string]any{"sql": "DESC internal.__internal_schema.audit_log"})
+			q, _, _ := e.Query(map[string]any{"sql": "DESC internal.__internal_schema.audit_log"})
 			if q.RowCount < 20 || q.Rows[0]["Field"] != "query_id" {
 				t.Fatalf("auditor: DESC audit_log: got %d rows, first %v", q.RowCount, q.Rows[0])
 			}
 
 			e = as(p, "lh_blind", "lh_blind-pw-7Qx")
-			a = e.discover("doris_query").availability(t, "list_slow_queries").Availability
+			a = e.Discover("doris_query").Availability(t, "list_slow_queries").Availability
 			if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PERMISSION_DENIED" {
 				t.Fatalf("blind: got %+v, want unavailable with CAPABILITY_PROBE_PERMISSION_DENIED", a)
 			}
-			e.fail("doris_query", "list_slow_queries", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
-			e.fail("doris_query", "execute_query", map[string]any{"sql": "DESC internal.__internal_schema.audit_log"},
+			e.Fail("doris_query", "list_slow_queries", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
+			e.Fail("doris_query", "execute_query", map[string]any{"sql": "DESC internal.__internal_schema.audit_log"},
 				"CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
 		})
 	}
@@ -68,12 +69,12 @@ func TestSlowQueriesFollowAuditGrant(t *testing.T) {
 // from the offsets; rounding the window up to whole days, as the reference
 // does, would take in the records just outside 1, 60 and 61 minutes.
 func TestSlowQueriesWindowMinutes(t *testing.T) {
-	e := newEnv(t, envOpts{noAudit: true})
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoAudit: true})
 	const user = "lh_window_probe"
 	offsets := []int{30, 90, 3570, 3630, 3690, 86370, 86430} // seconds before now
-	t.Cleanup(func() { e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE `user` = ?", user) })
+	t.Cleanup(func() { e.RootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE `user` = ?", user) })
 	for i, off := range offsets {
-		_, err := e.rootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+		_, err := e.RootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
 			"query_time, is_query, stmt) VALUES (?, NOW(3) - INTERVAL ? SECOND, ?, 'internal', 'demo', 'EOF', ?, 1, 'SELECT 1')",
 			fmt.Sprintf("lhwindow%04d-0000000000000000", i), off, user, 2000+i)
 		if err != nil {
@@ -92,8 +93,8 @@ func TestSlowQueriesWindowMinutes(t *testing.T) {
 				QueryID string `json:"query_id"`
 			} `json:"items"`
 		}
-		e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": window, "user": user, "min_duration_ms": 0,
-			"limit": 100}).decode(t, &c)
+		e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": window, "user": user, "min_duration_ms": 0,
+			"limit": 100}).Decode(t, &c)
 		var got []string
 		for _, it := range c.Items {
 			got = append(got, it.QueryID)
@@ -110,38 +111,38 @@ func TestSlowQueriesWindowMinutes(t *testing.T) {
 // stored it behind the call's traceparent comment; a statement sent
 // without one is listed with trace_id null.
 func TestSlowQueriesNameTheirCall(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	marker := "slow_marker_" + uniq(t)
-	e.query(map[string]any{"sql": "SELECT 1 AS " + marker})
-	if _, err := e.rootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	marker := "slow_marker_" + doristest.Uniq(t)
+	e.Query(map[string]any{"sql": "SELECT 1 AS " + marker})
+	if _, err := e.RootDB().Exec("INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, "+
 		"query_time, is_query, stmt) VALUES ('untraced0001-0000000000000000', NOW(3), ?, 'internal', 'demo', 'EOF', 987654, 1, ?)",
 		mariadb.ReaderUser, "SELECT 2 AS "+marker); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE query_id = 'untraced0001-0000000000000000'")
+		e.RootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE query_id = 'untraced0001-0000000000000000'")
 	})
-	e.syncAudit()
+	e.SyncAudit()
 	var stored string
-	if err := e.rootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?", "/*traceparent='00-%'*/ SELECT 1 AS "+marker).
+	if err := e.RootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?", "/*traceparent='00-%'*/ SELECT 1 AS "+marker).
 		Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	want := stored[len("/*traceparent='00-"):][:32]
 	// Both made the slowest of the window, so that the shared audit log's
 	// other statements cannot crowd them out of the page.
-	if _, err := e.rootDB().Exec("UPDATE __internal_schema.audit_log SET query_time = 987654 WHERE stmt = ?", stored); err != nil {
+	if _, err := e.RootDB().Exec("UPDATE __internal_schema.audit_log SET query_time = 987654 WHERE stmt = ?", stored); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.rootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE stmt = ?", stored) })
+	t.Cleanup(func() { e.RootDB().Exec("DELETE FROM __internal_schema.audit_log WHERE stmt = ?", stored) })
 	var c struct {
 		Items []struct {
 			Stmt    string  `json:"stmt"`
 			TraceID *string `json:"trace_id"`
 		} `json:"items"`
 	}
-	e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser, "min_duration_ms": 987654,
-		"limit": 100}).decode(t, &c)
+	e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser, "min_duration_ms": 987654,
+		"limit": 100}).Decode(t, &c)
 	seen := 0
 	for _, it := range c.Items {
 		switch {

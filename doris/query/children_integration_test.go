@@ -1,4 +1,4 @@
-package doris_test
+package query_test
 
 // explain_query, get_query_profile, diagnose_query_performance and
 // list_slow_queries against the simulator (its EXPLAIN, its FE HTTP
@@ -6,23 +6,22 @@ package doris_test
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 func TestExplainQuery(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	// Ground truth: the plan the simulator's FE gives the same account.
-	sim := direct(t, e.sim.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
+	sim := doristest.Direct(t, e.Sim.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
 	const q = "SELECT customer_id, total_amount FROM orders WHERE status = 'paid'"
-	want := strings1(t, sim, "EXPLAIN "+q)
+	want := doristest.Strings(t, sim, "EXPLAIN "+q)
 	type plan struct {
 		Level     string   `json:"level"`
 		Plan      []string `json:"plan"`
@@ -35,8 +34,8 @@ func TestExplainQuery(t *testing.T) {
 		} `json:"facets"`
 	}
 	var p plan
-	ev := e.ok("doris_query", "explain_query", map[string]any{"sql": q})
-	cd := ev.decode(t, &p)
+	ev := e.Ok("doris_query", "explain_query", map[string]any{"sql": q})
+	cd := ev.Decode(t, &p)
 	if !slices.Equal(p.Plan, want) || p.Level != "normal" || p.Truncated || len(cd.Warnings) != 0 {
 		t.Fatalf("plan %q\nFE says %q", p.Plan, want)
 	}
@@ -48,43 +47,35 @@ func TestExplainQuery(t *testing.T) {
 		t.Fatalf("variant %v", cd.Metadata)
 	}
 	// verbose, and costs (verbose plus a warning: Doris has no cost-only mode)
-	wantV := strings1(t, sim, "EXPLAIN VERBOSE "+q)
-	cd = e.ok("doris_query", "explain_query", map[string]any{"sql": q, "level": "verbose"}).decode(t, &p)
+	wantV := doristest.Strings(t, sim, "EXPLAIN VERBOSE "+q)
+	cd = e.Ok("doris_query", "explain_query", map[string]any{"sql": q, "level": "verbose"}).Decode(t, &p)
 	if !slices.Equal(p.Plan, wantV) || len(cd.Warnings) != 0 {
 		t.Fatalf("verbose plan differs")
 	}
-	cd = e.ok("doris_query", "explain_query", map[string]any{"sql": q, "level": "costs"}).decode(t, &p)
+	cd = e.Ok("doris_query", "explain_query", map[string]any{"sql": q, "level": "costs"}).Decode(t, &p)
 	if !slices.Equal(p.Plan, wantV) || len(cd.Warnings) != 1 || !strings.Contains(cd.Warnings[0], "VERBOSE") && !strings.Contains(cd.Warnings[0], "verbose") {
 		t.Fatalf("costs: %v", cd.Warnings)
 	}
 	// Joins are reported.
-	e.ok("doris_query", "explain_query", map[string]any{"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id"}).decode(t, &p)
+	e.Ok("doris_query", "explain_query", map[string]any{"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id"}).Decode(t, &p)
 	if len(p.Facets.Joins) == 0 {
 		t.Fatalf("joins %+v", p.Facets)
 	}
 	// Only a read can be explained, and the guard sees it first.
-	e.fail("doris_query", "explain_query", map[string]any{"sql": "DELETE FROM orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
-	e.fail("doris_query", "explain_query", map[string]any{"sql": "SHOW TABLES"}, "CHILD_ARGUMENTS_INVALID", "QUERY_EXPLAIN_TARGET_INVALID")
-	e.fail("doris_query", "explain_query", map[string]any{"sql": "SELECT * FROM secret.salaries"}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
-	e.fail("doris_query", "explain_query", map[string]any{"sql": "SELECT * FROM nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
-}
-
-type profile struct {
-	QueryID          string           `json:"query_id"`
-	TraceID          *string          `json:"trace_id"`
-	ProfileText      string           `json:"profile_text"`
-	ProfileTruncated bool             `json:"profile_truncated"`
-	OperatorTree     []map[string]any `json:"operator_tree"`
+	e.Fail("doris_query", "explain_query", map[string]any{"sql": "DELETE FROM orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
+	e.Fail("doris_query", "explain_query", map[string]any{"sql": "SHOW TABLES"}, "CHILD_ARGUMENTS_INVALID", "QUERY_EXPLAIN_TARGET_INVALID")
+	e.Fail("doris_query", "explain_query", map[string]any{"sql": "SELECT * FROM secret.salaries"}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
+	e.Fail("doris_query", "explain_query", map[string]any{"sql": "SELECT * FROM nope"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
 }
 
 func TestGetQueryProfile(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	const q = "SELECT status, COUNT(*) AS n FROM orders GROUP BY status"
-	var p profile
-	ev := e.ok("doris_query", "get_query_profile", map[string]any{"sql": q, "include_operator_tree": true})
-	cd := ev.decode(t, &p)
+	var p doristest.Profile
+	ev := e.Ok("doris_query", "get_query_profile", map[string]any{"sql": q, "include_operator_tree": true})
+	cd := ev.Decode(t, &p)
 	if p.QueryID == "" || p.TraceID == nil || ev.Metadata.Source != "doris_fe_http" || cd.Status != "success" {
-		t.Fatalf("profile by sql: %s", ev.raw)
+		t.Fatalf("profile by sql: %s", ev.Raw)
 	}
 	// The statement carries the call's trace comment (doris/trace.go), as
 	// Doris's profile shows the text it was sent.
@@ -97,49 +88,28 @@ func TestGetQueryProfile(t *testing.T) {
 		t.Fatalf("operator tree %v", p.OperatorTree)
 	}
 	// The query id the FE recorded, straight from the FE HTTP API.
-	body := feGet(t, e, "/rest/v2/manager/query/trace_id/"+*p.TraceID)
+	body := doristest.FeGet(t, e, "/rest/v2/manager/query/trace_id/"+*p.TraceID)
 	if body != `"`+p.QueryID+`"` {
 		t.Fatalf("FE trace lookup %s, child said %s", body, p.QueryID)
 	}
 	// The query_id form returns the same profile.
-	var byID profile
-	e.ok("doris_query", "get_query_profile", map[string]any{"query_id": p.QueryID}).decode(t, &byID)
+	var byID doristest.Profile
+	e.Ok("doris_query", "get_query_profile", map[string]any{"query_id": p.QueryID}).Decode(t, &byID)
 	if byID.QueryID != p.QueryID || byID.TraceID != nil || byID.ProfileText != p.ProfileText || byID.OperatorTree != nil {
 		t.Fatalf("by id: %+v", byID)
 	}
-	e.fail("doris_query", "get_query_profile", map[string]any{"query_id": "0000000000000000-0000000000000000"},
+	e.Fail("doris_query", "get_query_profile", map[string]any{"query_id": "0000000000000000-0000000000000000"},
 		"CHILD_EXECUTION_FAILED", "QUERY_PROFILE_NOT_FOUND")
-	e.fail("doris_query", "get_query_profile", map[string]any{"sql": "DROP TABLE orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
-	e.fail("doris_query", "get_query_profile", map[string]any{"query_id": "x", "sql": q}, "CHILD_ARGUMENTS_INVALID", "")
+	e.Fail("doris_query", "get_query_profile", map[string]any{"sql": "DROP TABLE orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
+	e.Fail("doris_query", "get_query_profile", map[string]any{"query_id": "x", "sql": q}, "CHILD_ARGUMENTS_INVALID", "")
 
 	// MAX_RESPONSE_CONTENT_SIZE caps the text.
-	small := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxResponseContentSize = 100 }})
-	ev = small.ok("doris_query", "get_query_profile", map[string]any{"sql": q})
-	cd = ev.decode(t, &p)
+	small := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxResponseContentSize = 100 }})
+	ev = small.Ok("doris_query", "get_query_profile", map[string]any{"sql": q})
+	cd = ev.Decode(t, &p)
 	if !p.ProfileTruncated || len([]rune(p.ProfileText)) != 100 || !ev.Metadata.Truncated || len(cd.Warnings) != 1 {
-		t.Fatalf("capped profile: %s", ev.raw)
+		t.Fatalf("capped profile: %s", ev.Raw)
 	}
-}
-
-// feGet reads an FE REST endpoint of the simulator as the reader and
-// returns the envelope's data.
-func feGet(t testing.TB, e *env, path string) string {
-	t.Helper()
-	req, _ := http.NewRequest("GET", "http://"+e.sim.FEAddr()+path, nil)
-	req.SetBasicAuth(mariadb.ReaderUser, mariadb.ReaderPassword)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var env struct {
-		Code int             `json:"code"`
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env.Code != 0 {
-		t.Fatalf("FE %s: %v code %d", path, err, env.Code)
-	}
-	return string(env.Data)
 }
 
 // seeded selects the audit-log rows seeded by the MariaDB harness.
@@ -209,19 +179,19 @@ func expectedFindings(r auditRecord) []string {
 }
 
 func TestDiagnoseByAuditQueryID(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	// Every seeded SELECT of the demo database (the simulator appends the
 	// statements the tests run, too; the seeded rows have stmt_id
 	// 1000 + 37 i): its plan can be produced.
-	recs := auditRecords(t, e.rootDB(), seeded+" AND is_query = 1 AND db = 'demo' AND stmt LIKE 'SELECT%' AND state = 'EOF'")
+	recs := auditRecords(t, e.RootDB(), seeded+" AND is_query = 1 AND db = 'demo' AND stmt LIKE 'SELECT%' AND state = 'EOF'")
 	if len(recs) == 0 {
 		t.Fatal("no seeded demo queries")
 	}
 	sawFinding := false
 	for _, r := range recs {
 		var d diagnosis
-		ev := e.ok("doris_query", "diagnose_query_performance", map[string]any{"query_id": r.id})
-		cd := ev.decode(t, &d)
+		ev := e.Ok("doris_query", "diagnose_query_performance", map[string]any{"query_id": r.id})
+		cd := ev.Decode(t, &d)
 		want := expectedFindings(r)
 		if !slices.Equal(d.codes(), want) {
 			t.Fatalf("%s (%d ms, %d scanned, %d returned, %d bytes): findings %v, rules say %v", r.id, r.queryTime, r.scanRows, r.returnRows, r.peakMemory, d.codes(), want)
@@ -231,7 +201,7 @@ func TestDiagnoseByAuditQueryID(t *testing.T) {
 		if d.RuleVersion != "query-diagnosis-v1" || d.QueryID != r.id || d.Sections["audit"].Status != "success" ||
 			d.Sections["explain"].Status != "success" || d.Sections["profile"].Status != "unavailable" ||
 			d.Sections["profile"].ReasonCode != "QUERY_PROFILE_NOT_FOUND" || cd.Status != "partial" {
-			t.Fatalf("%s: %s", r.id, ev.raw)
+			t.Fatalf("%s: %s", r.id, ev.Raw)
 		}
 		if len(cd.Evidence) < len(want)+3 {
 			t.Fatalf("evidence %v", cd.Evidence)
@@ -242,35 +212,35 @@ func TestDiagnoseByAuditQueryID(t *testing.T) {
 	}
 	// A record whose tables do not exist here: the plan is unavailable,
 	// the audit evidence still answers.
-	tpch := auditRecords(t, e.rootDB(), seeded+" AND is_query = 1 AND db = 'tpch_sf1000' LIMIT 1")
+	tpch := auditRecords(t, e.RootDB(), seeded+" AND is_query = 1 AND db = 'tpch_sf1000' LIMIT 1")
 	var d diagnosis
-	e.ok("doris_query", "diagnose_query_performance", map[string]any{"query_id": tpch[0].id}).decode(t, &d)
+	e.Ok("doris_query", "diagnose_query_performance", map[string]any{"query_id": tpch[0].id}).Decode(t, &d)
 	if d.Sections["explain"].Status != "unavailable" || !slices.Equal(d.codes(), expectedFindings(tpch[0])) {
 		t.Fatalf("tpch: %+v", d)
 	}
 	// Nothing known about the id: no evidence at all.
-	e.fail("doris_query", "diagnose_query_performance", map[string]any{"query_id": "ffffffffffffffff-ffffffffffffffff"},
+	e.Fail("doris_query", "diagnose_query_performance", map[string]any{"query_id": "ffffffffffffffff-ffffffffffffffff"},
 		"CHILD_EXECUTION_FAILED", "QUERY_SQL_EVIDENCE_NOT_FOUND")
 }
 
 func TestDiagnoseBySQL(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	var d diagnosis
-	ev := e.ok("doris_query", "diagnose_query_performance", map[string]any{"sql": "SELECT COUNT(*) FROM orders o, customers c", "include_cluster_context": true})
-	cd := ev.decode(t, &d)
+	ev := e.Ok("doris_query", "diagnose_query_performance", map[string]any{"sql": "SELECT COUNT(*) FROM orders o, customers c", "include_cluster_context": true})
+	cd := ev.Decode(t, &d)
 	if !slices.Equal(d.codes(), []string{"CROSS_JOIN_OBSERVED"}) || d.QueryID != nil || cd.Status != "success" ||
 		d.Sections["cluster_context"].Status != "success" {
-		t.Fatalf("cross join: %s", ev.raw)
+		t.Fatalf("cross join: %s", ev.Raw)
 	}
-	e.ok("doris_query", "diagnose_query_performance", map[string]any{"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id"}).decode(t, &d)
+	e.Ok("doris_query", "diagnose_query_performance", map[string]any{"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id"}).Decode(t, &d)
 	if len(d.Findings) != 0 {
 		t.Fatalf("equi-join findings %v", d.codes())
 	}
-	e.fail("doris_query", "diagnose_query_performance", map[string]any{"sql": "DELETE FROM orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
+	e.Fail("doris_query", "diagnose_query_performance", map[string]any{"sql": "DELETE FROM orders"}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
 }
 
 func TestListSlowQueries(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	type item struct {
 		QueryID   string `json:"query_id"`
 		User      string `json:"user"`
@@ -285,12 +255,12 @@ func TestListSlowQueries(t *testing.T) {
 	// Every seeded row is within 72 hours; no statement of these tests
 	// takes 5 s, so the audit writer cannot add rows that qualify.
 	where := "`time` >= NOW() - INTERVAL 5000 MINUTE AND query_time >= 5000 AND is_query = 1"
-	want := auditRecords(t, e.rootDB(), where+" ORDER BY query_time DESC")
+	want := auditRecords(t, e.RootDB(), where+" ORDER BY query_time DESC")
 	if len(want) < 3 {
 		t.Fatalf("only %d seeded slow queries", len(want))
 	}
-	ev := e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "limit": 1000})
-	cd := ev.decode(t, &c)
+	ev := e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "limit": 1000})
+	cd := ev.Decode(t, &c)
 	if len(c.Items) != len(want) || c.Truncated || cd.Status != "success" {
 		t.Fatalf("%d items, MariaDB %d", len(c.Items), len(want))
 	}
@@ -311,16 +281,16 @@ func TestListSlowQueries(t *testing.T) {
 		t.Fatalf("ids %v\nMariaDB %v", got, exp)
 	}
 	// limit, truncation and filters
-	ev = e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "limit": 2})
-	cd = ev.decode(t, &c)
+	ev = e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "limit": 2})
+	cd = ev.Decode(t, &c)
 	if len(c.Items) != 2 || !c.Truncated || !ev.Metadata.Truncated || len(cd.Warnings) != 1 {
-		t.Fatalf("limited: %s", ev.raw)
+		t.Fatalf("limited: %s", ev.Raw)
 	}
 	user := want[0]
 	var u string
-	e.rootDB().QueryRow("SELECT `user` FROM __internal_schema.audit_log WHERE query_id = ?", user.id).Scan(&u)
-	n := len(auditRecords(t, e.rootDB(), where+fmt.Sprintf(" AND db = '%s' AND `user` = '%s'", user.db, u)))
-	e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "database": user.db, "user": u}).decode(t, &c)
+	e.RootDB().QueryRow("SELECT `user` FROM __internal_schema.audit_log WHERE query_id = ?", user.id).Scan(&u)
+	n := len(auditRecords(t, e.RootDB(), where+fmt.Sprintf(" AND db = '%s' AND `user` = '%s'", user.db, u)))
+	e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "min_duration_ms": 5000, "database": user.db, "user": u}).Decode(t, &c)
 	if len(c.Items) != n || n == 0 {
 		t.Fatalf("filtered %d, MariaDB %d", len(c.Items), n)
 	}
@@ -336,9 +306,9 @@ func TestListSlowQueries(t *testing.T) {
 func TestAuditLogPerProfile(t *testing.T) {
 	for _, p := range []string{"2.1", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
-			var c collectionOf
-			e.ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "limit": 5}).decode(t, &c)
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			var c doristest.CollectionOf
+			e.Ok("doris_query", "list_slow_queries", map[string]any{"window_minutes": 5000, "limit": 5}).Decode(t, &c)
 			if len(c.Items) != 5 {
 				t.Fatalf("%d items", len(c.Items))
 			}

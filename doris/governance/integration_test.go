@@ -1,54 +1,18 @@
-package doris_test
+package governance_test
 
 // doris_governance against the simulator, compared with truth computed in
 // the test: from MariaDB directly, or from what the test itself did.
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// uniq is a name suffix unique within this test binary's MariaDB.
-func uniq(t testing.TB) string {
-	t.Helper()
-	return fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
-}
-
-// writer is the ETL account, straight to the simulator (the MCP server is
-// read-only and never writes).
-func (e *env) writer() *sql.DB {
-	return direct(e.t, e.sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
-}
-
-func (e *env) exec(db *sql.DB, stmts ...string) {
-	e.t.Helper()
-	for _, q := range stmts {
-		if _, err := db.ExecContext(e.ctx(), q); err != nil {
-			e.t.Fatalf("%s: %v", q, err)
-		}
-	}
-}
-
-// syncAudit waits until the simulator's audit log holds every statement
-// run so far.
-func (e *env) syncAudit() {
-	e.t.Helper()
-	if err := e.sim.SyncAudit(e.ctx()); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// rootEnv is an environment logged in as the Doris admin.
-func rootOpts(profile string) envOpts {
-	return envOpts{profile: profile, user: "root", password: mariadb.DefaultRootPassword}
-}
 
 // auditItem is one get_recent_audit_logs item.
 type auditItem struct {
@@ -82,11 +46,11 @@ func (a *auditItem) UnmarshalJSON(b []byte) error {
 // both invalid is refused for the database, every time (the names were
 // checked in map order, so the answer named either).
 func TestGovernanceNamesCheckedInOrder(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	bad := map[string]any{"database": "bad`db", "table": "bad`tbl"}
 	for _, child := range []string{"get_recent_audit_logs", "analyze_data_access_patterns", "analyze_columns", "analyze_table_storage"} {
 		for range 20 {
-			ev := e.fail("doris_governance", child, bad, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_IDENTIFIER_INVALID")
+			ev := e.Fail("doris_governance", child, bad, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_IDENTIFIER_INVALID")
 			if !strings.HasPrefix(ev.Error.Message, "database ") {
 				t.Fatalf("%s: %q, want the database named first", child, ev.Error.Message)
 			}
@@ -99,23 +63,23 @@ func TestGovernanceNamesCheckedInOrder(t *testing.T) {
 // and return counts the audit log recorded; its literals are masked; the
 // window is exact minutes.
 func TestGovernanceRecentAuditLogs(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
-			marker := "gov_marker_" + uniq(t)
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			marker := "gov_marker_" + doristest.Uniq(t)
 			sqlText := "SELECT COUNT(*) AS " + marker + " FROM orders WHERE status = 'paid'"
-			q, _, _ := e.query(map[string]any{"sql": sqlText})
+			q, _, _ := e.Query(map[string]any{"sql": sqlText})
 			if q.RowCount != 1 {
 				t.Fatalf("query: %+v", q)
 			}
-			e.syncAudit()
+			e.SyncAudit()
 			var c struct {
 				Items     []auditItem `json:"items"`
 				Truncated bool        `json:"truncated"`
 			}
-			ev := e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser,
+			ev := e.Ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 10, "user": mariadb.ReaderUser,
 				"operation": "select", "database": "demo", "table": "orders", "limit": 200})
-			ev.decode(t, &c)
+			ev.Decode(t, &c)
 			var got *auditItem
 			for i := range c.Items {
 				if strings.Contains(c.Items[i].Stmt, marker) {
@@ -126,13 +90,13 @@ func TestGovernanceRecentAuditLogs(t *testing.T) {
 				}
 			}
 			if got == nil {
-				t.Fatalf("the query is not among %d items: %s", len(c.Items), ev.raw)
+				t.Fatalf("the query is not among %d items: %s", len(c.Items), ev.Raw)
 			}
 			var qid, user, db, state, stmt string
 			var scan, ret int64
 			// The statement reached Doris behind the call's trace comment
 			// (doris/trace.go), and the audit log keeps it as sent.
-			if err := e.rootDB().QueryRow("SELECT query_id, `user`, db, state, scan_rows, return_rows, stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
+			if err := e.RootDB().QueryRow("SELECT query_id, `user`, db, state, scan_rows, return_rows, stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
 				"/*traceparent='00-%'*/ "+sqlText).
 				Scan(&qid, &user, &db, &state, &scan, &ret, &stmt); err != nil {
 				t.Fatal(err)
@@ -158,9 +122,9 @@ func TestGovernanceRecentAuditLogs(t *testing.T) {
 // TestGovernanceAuditWindowIsExactMinutes: events 59 and 61 minutes old
 // against a 60-minute window.
 func TestGovernanceAuditWindowIsExactMinutes(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	who := "window_probe_" + uniq(t)
-	if err := e.db.Exec(e.ctx(),
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	who := "window_probe_" + doristest.Uniq(t)
+	if err := e.DB.Exec(e.Ctx(),
 		"INSERT INTO __internal_schema.audit_log (query_id, `time`, `user`, `catalog`, db, state, stmt) VALUES "+
 			fmt.Sprintf("('w59', NOW(3) - INTERVAL 59 MINUTE, '%s', 'internal', 'demo', 'EOF', 'SELECT 1'), ", who)+
 			fmt.Sprintf("('w61', NOW(3) - INTERVAL 61 MINUTE, '%s', 'internal', 'demo', 'EOF', 'SELECT 2')", who)); err != nil {
@@ -169,19 +133,19 @@ func TestGovernanceAuditWindowIsExactMinutes(t *testing.T) {
 	var c struct {
 		Items []auditItem `json:"items"`
 	}
-	e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 60, "user": who}).decode(t, &c)
+	e.Ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 60, "user": who}).Decode(t, &c)
 	if len(c.Items) != 1 || c.Items[0].QueryID != "w59" {
 		t.Fatalf("60-minute window: %+v", c.Items)
 	}
-	e.ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 62, "user": who}).decode(t, &c)
+	e.Ok("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 62, "user": who}).Decode(t, &c)
 	if len(c.Items) != 2 || c.Items[0].QueryID != "w59" {
 		t.Fatalf("62-minute window, newest first: %+v", c.Items)
 	}
 	// A window beyond GOVERNANCE_MAX_AUDIT_WINDOW_DAYS is refused, not cut.
-	e.cfg.Governance.MaxAuditWindowDays = 1
-	e.open()
-	e.fail("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 1441}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
-	e.fail("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 2}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
+	e.Cfg.Governance.MaxAuditWindowDays = 1
+	e.Open()
+	e.Fail("doris_governance", "get_recent_audit_logs", map[string]any{"window_minutes": 1441}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
+	e.Fail("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 2}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_AUDIT_WINDOW_TOO_LARGE")
 }
 
 // accessGroups decodes analyze_data_access_patterns.
@@ -209,37 +173,37 @@ func (a accessGroups) count(key string) int64 {
 // TestGovernanceAccessPatterns: the counts equal what the test ran and a
 // GROUP BY over the audit log in MariaDB.
 func TestGovernanceAccessPatterns(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
 			in := mariadb.SharedFor(t)
-			analyst := "gov_analyst_" + uniq(t)
-			newAccount(t, in, analyst, "analystpw", "SELECT ON demo.*", "SELECT ON `__internal_schema`.*", "SELECT ON `__doris_sim`.*")
-			e := newEnv(t, envOpts{profile: p, users: map[string]string{analyst: "analystpw"}})
-			a := direct(t, e.sim.Addr(), analyst, "analystpw", "demo")
+			analyst := "gov_analyst_" + doristest.Uniq(t)
+			doristest.NewAccount(t, in, analyst, "analystpw", "SELECT ON demo.*", "SELECT ON `__internal_schema`.*", "SELECT ON `__doris_sim`.*")
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, Users: map[string]string{analyst: "analystpw"}})
+			a := doristest.Direct(t, e.Sim.Addr(), analyst, "analystpw", "demo")
 			for i := 0; i < 3; i++ {
-				e.exec(a, fmt.Sprintf("SELECT COUNT(*) FROM orders WHERE customer_id > %d", i))
+				e.Exec(a, fmt.Sprintf("SELECT COUNT(*) FROM orders WHERE customer_id > %d", i))
 			}
-			e.exec(a, "SELECT COUNT(*) FROM customers", "SELECT c.country, COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id GROUP BY c.country")
-			e.syncAudit()
+			e.Exec(a, "SELECT COUNT(*) FROM customers", "SELECT c.country, COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.customer_id GROUP BY c.country")
+			e.SyncAudit()
 			var truth int64
-			e.rootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE `user` = ? AND `time` >= NOW() - INTERVAL 1 DAY", analyst).Scan(&truth)
+			e.RootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE `user` = ? AND `time` >= NOW() - INTERVAL 1 DAY", analyst).Scan(&truth)
 			if truth != 5 {
 				t.Fatalf("MariaDB holds %d audit rows of %s, the test ran 5", truth, analyst)
 			}
 			var g accessGroups
-			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user"}).decode(t, &g)
+			e.Ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user"}).Decode(t, &g)
 			if g.count(analyst) != truth || g.Method != "doris_group_by" {
 				t.Fatalf("group_by user: %s has %d events, MariaDB GROUP BY %d (%s)", analyst, g.count(analyst), truth, g.Method)
 			}
-			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "database": "demo", "table": "orders"}).decode(t, &g)
+			e.Ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "database": "demo", "table": "orders"}).Decode(t, &g)
 			if g.count(analyst) != 4 {
 				t.Fatalf("table orders: %s has %d events, the test ran 4 statements on it: %+v", analyst, g.count(analyst), g.Groups)
 			}
-			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "table": "customers"}).decode(t, &g)
+			e.Ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "user", "table": "customers"}).Decode(t, &g)
 			if g.count(analyst) != 2 {
 				t.Fatalf("table customers: %s has %d events, want 2", analyst, g.count(analyst))
 			}
-			e.ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "object", "database": "demo"}).decode(t, &g)
+			e.Ok("doris_governance", "analyze_data_access_patterns", map[string]any{"window_days": 1, "group_by": "object", "database": "demo"}).Decode(t, &g)
 			if g.count("internal.demo.orders") < 4 || g.count("internal.demo.customers") < 2 || g.Method != "audit_rows_parsed" {
 				t.Fatalf("group_by object: %+v", g)
 			}
@@ -289,14 +253,14 @@ func deref(s *string) string {
 // the writer are traced from target back to source with the audit log's
 // evidence, on every release (4.0 uses the degraded fallback variant).
 func TestGovernanceLineageFromAudit(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
-			n := uniq(t)
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			n := doristest.Uniq(t)
 			src, tgt, ctas := "lin_src_"+n, "lin_tgt_"+n, "lin_ctas_"+n
-			w := e.writer()
+			w := e.Writer()
 			insert := fmt.Sprintf("INSERT INTO demo.%s (region, total) SELECT s.region, SUM(s.amount) FROM demo.%s s GROUP BY s.region", tgt, src)
-			e.exec(w, fmt.Sprintf("CREATE TABLE demo.%s (id INT, amount DECIMAL(10,2), region VARCHAR(8))", src),
+			e.Exec(w, fmt.Sprintf("CREATE TABLE demo.%s (id INT, amount DECIMAL(10,2), region VARCHAR(8))", src),
 				fmt.Sprintf("INSERT INTO demo.%s VALUES (1, 10.5, 'eu'), (2, 7.25, 'us'), (3, 1, 'eu')", src),
 				fmt.Sprintf("CREATE TABLE demo.%s (region VARCHAR(8), total DECIMAL(12,2))", tgt), insert,
 				fmt.Sprintf("CREATE TABLE demo.%s AS SELECT region, total AS region_total FROM demo.%s", ctas, tgt))
@@ -305,19 +269,19 @@ func TestGovernanceLineageFromAudit(t *testing.T) {
 					w.Exec("DROP TABLE IF EXISTS demo." + tb)
 				}
 			})
-			e.syncAudit()
+			e.SyncAudit()
 			var qid string
-			if err := e.rootDB().QueryRow("SELECT query_id FROM __internal_schema.audit_log WHERE stmt = ? AND `user` = ?", insert, mariadb.WriterUser).Scan(&qid); err != nil {
+			if err := e.RootDB().QueryRow("SELECT query_id FROM __internal_schema.audit_log WHERE stmt = ? AND `user` = ?", insert, mariadb.WriterUser).Scan(&qid); err != nil {
 				t.Fatal(err)
 			}
-			m := e.discover("doris_governance")
-			a := m.availability(t, "trace_column_lineage").Availability
+			m := e.Discover("doris_governance")
+			a := m.Availability(t, "trace_column_lineage").Availability
 			wantVariant := map[string]string{"2.1": "audit_sql_inference_primary", "3.0": "audit_sql_inference_primary", "4.0": "audit_sql_inference_fallback", "4.1": "audit_sql_inference_fallback"}[p]
 			if !a.Callable || a.ActiveVariant != wantVariant {
 				t.Fatalf("availability %+v", a)
 			}
 			var l lineage
-			cd := e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "direction": "upstream"}).decode(t, &l)
+			cd := e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "direction": "upstream"}).Decode(t, &l)
 			want := []string{fmt.Sprintf("internal.demo.%s -> internal.demo.%s @1", src, tgt)}
 			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") || l.EvidencePath != "audit" {
 				t.Fatalf("upstream edges %v, want %v", got, want)
@@ -328,16 +292,16 @@ func TestGovernanceLineageFromAudit(t *testing.T) {
 			if (p >= "4.0") != (cd.Status == "partial") {
 				t.Fatalf("%s status %s", p, cd.Status)
 			}
-			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "internal.demo." + src, "direction": "downstream", "depth": 2}).decode(t, &l)
+			e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "internal.demo." + src, "direction": "downstream", "depth": 2}).Decode(t, &l)
 			want = []string{fmt.Sprintf("internal.demo.%s -> internal.demo.%s @1", src, tgt), fmt.Sprintf("internal.demo.%s -> internal.demo.%s @2", tgt, ctas)}
 			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Fatalf("downstream edges %v, want %v", got, want)
 			}
-			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + src, "direction": "downstream", "depth": 1}).decode(t, &l)
+			e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + src, "direction": "downstream", "depth": 1}).Decode(t, &l)
 			if len(l.Edges) != 1 {
 				t.Fatalf("depth 1: %v", l.edges())
 			}
-			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + ctas, "column": "region_total", "direction": "upstream", "depth": 2}).decode(t, &l)
+			e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + ctas, "column": "region_total", "direction": "upstream", "depth": 2}).Decode(t, &l)
 			want = []string{
 				fmt.Sprintf("internal.demo.%s.total -> internal.demo.%s.region_total (direct) @1", tgt, ctas),
 				fmt.Sprintf("internal.demo.%s.amount -> internal.demo.%s.total (expression) @2", src, tgt),
@@ -345,11 +309,11 @@ func TestGovernanceLineageFromAudit(t *testing.T) {
 			if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Fatalf("column edges %v, want %v", got, want)
 			}
-			e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "column": "region", "direction": "upstream"}).decode(t, &l)
+			e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "column": "region", "direction": "upstream"}).Decode(t, &l)
 			if got := l.edges(); len(got) != 1 || !strings.Contains(got[0], ".region -> ") || !strings.Contains(got[0], "(direct)") {
 				t.Fatalf("region edges %v", got)
 			}
-			e.fail("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "evidence_mode": "native"},
+			e.Fail("doris_governance", "trace_column_lineage", map[string]any{"object": "demo." + tgt, "evidence_mode": "native"},
 				"CHILD_EXECUTION_FAILED", "GOVERNANCE_NATIVE_LINEAGE_UNAVAILABLE")
 		})
 	}
@@ -358,19 +322,19 @@ func TestGovernanceLineageFromAudit(t *testing.T) {
 // TestGovernanceNativeLineage: with the lineage plugin active (fe.conf)
 // and a store configured, lineage comes from the store's events.
 func TestGovernanceNativeLineage(t *testing.T) {
-	n := uniq(t)
+	n := doristest.Uniq(t)
 	store := "lineage_events_" + n
-	o := rootOpts("4.0")
-	o.feConfig = map[string]string{"activate_lineage_plugin": "[mcp-store-sink]"}
-	o.config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo." + store }
-	e := newEnv(t, o)
-	w := e.writer()
-	e.exec(w, "CREATE TABLE demo."+store+" (event_id VARCHAR(64), event_time DATETIME, query_id VARCHAR(64), source_object VARCHAR(256), "+
+	o := doristest.RootOpts("4.0")
+	o.FEConfig = map[string]string{"activate_lineage_plugin": "[mcp-store-sink]"}
+	o.Config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo." + store }
+	e := doristest.NewEnv(t, o)
+	w := e.Writer()
+	e.Exec(w, "CREATE TABLE demo."+store+" (event_id VARCHAR(64), event_time DATETIME, query_id VARCHAR(64), source_object VARCHAR(256), "+
 		"target_object VARCHAR(256), source_column VARCHAR(128), target_column VARCHAR(128), dependency_type VARCHAR(32), statement_type VARCHAR(32))",
 		"INSERT INTO demo."+store+" VALUES ('ev-1', NOW() - INTERVAL 5 MINUTE, 'q-1', 'internal.demo.orders', 'internal.demo.daily_sales_x', 'total_amount', 'revenue', 'direct', 'INSERT_INTO'), "+
 			"('ev-2', NOW() - INTERVAL 3 MINUTE, 'q-2', 'internal.demo.daily_sales_x', 'internal.demo.sales_mart_x', NULL, NULL, NULL, 'CTAS')")
 	t.Cleanup(func() { w.Exec("DROP TABLE IF EXISTS demo." + store) })
-	a := e.discover("doris_governance").availability(t, "trace_column_lineage").Availability
+	a := e.Discover("doris_governance").Availability(t, "trace_column_lineage").Availability
 	if a.ActiveVariant != "native_lineage_events" || a.Status != "available" {
 		t.Fatalf("availability %+v", a)
 	}
@@ -379,12 +343,12 @@ func TestGovernanceNativeLineage(t *testing.T) {
 		Reasons    []string       `json:"reasons"`
 		Store      map[string]any `json:"store"`
 	}
-	e.ok("doris_governance", "get_lineage_capability_status", map[string]any{}).decode(t, &st)
+	e.Ok("doris_governance", "get_lineage_capability_status", map[string]any{}).Decode(t, &st)
 	if st.ActivePath != "native_lineage_events" || st.Store["row_count"] != float64(2) || st.Store["recent_event_observed"] != true || len(st.Reasons) != 0 {
 		t.Fatalf("status %+v", st)
 	}
 	var l lineage
-	e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.sales_mart_x", "direction": "upstream"}).decode(t, &l)
+	e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.sales_mart_x", "direction": "upstream"}).Decode(t, &l)
 	want := []string{"internal.demo.daily_sales_x -> internal.demo.sales_mart_x @1", "internal.demo.orders -> internal.demo.daily_sales_x @2"}
 	if got := l.edges(); strings.Join(got, "|") != strings.Join(want, "|") || l.EvidencePath != "native" {
 		t.Fatalf("native edges %v, want %v", got, want)
@@ -392,15 +356,15 @@ func TestGovernanceNativeLineage(t *testing.T) {
 	if l.Edges[0].Evidence != "native_event" || l.Edges[0].EventID != "ev-2" || l.Edges[1].EventID != "ev-1" {
 		t.Fatalf("native evidence %+v", l.Edges)
 	}
-	e.ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.daily_sales_x", "column": "revenue", "direction": "upstream"}).decode(t, &l)
+	e.Ok("doris_governance", "trace_column_lineage", map[string]any{"object": "demo.daily_sales_x", "column": "revenue", "direction": "upstream"}).Decode(t, &l)
 	if got := l.edges(); len(got) != 1 || got[0] != "internal.demo.orders.total_amount -> internal.demo.daily_sales_x.revenue (direct) @1" {
 		t.Fatalf("native column edge %v", got)
 	}
 
 	// A store without the canonical columns is not a native path.
-	o.config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo.orders" }
-	e2 := newEnv(t, o)
-	if a := e2.discover("doris_governance").availability(t, "trace_column_lineage").Availability; a.ActiveVariant != "audit_sql_inference_fallback" {
+	o.Config = func(c *doris.Config) { c.Governance.LineageStoreTable = "demo.orders" }
+	e2 := doristest.NewEnv(t, o)
+	if a := e2.Discover("doris_governance").Availability(t, "trace_column_lineage").Availability; a.ActiveVariant != "audit_sql_inference_fallback" {
 		t.Fatalf("store without event columns: %+v", a)
 	}
 	st = struct {
@@ -408,7 +372,7 @@ func TestGovernanceNativeLineage(t *testing.T) {
 		Reasons    []string       `json:"reasons"`
 		Store      map[string]any `json:"store"`
 	}{}
-	e2.ok("doris_governance", "get_lineage_capability_status", map[string]any{}).decode(t, &st)
+	e2.Ok("doris_governance", "get_lineage_capability_status", map[string]any{}).Decode(t, &st)
 	if st.ActivePath != "audit_sql_inference" || !strings.Contains(strings.Join(st.Reasons, " "), "LINEAGE_STORE_MISSING_COLUMNS") {
 		t.Fatalf("status %+v", st)
 	}

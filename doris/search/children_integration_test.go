@@ -1,4 +1,4 @@
-package doris_test
+package search_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // checkGolden compares v (as indented JSON) with testdata/golden/name.
@@ -23,8 +24,8 @@ func checkGolden(t *testing.T, name string, v any) {
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "testdata", "golden", name)
-	if *updateGoldens {
+	path := filepath.Join("..", "..", "testdata", "golden", name)
+	if *doristest.UpdateGoldens {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -50,13 +51,13 @@ func simFaultMatch() sim.Fault {
 func TestInspectSearchIndexes(t *testing.T) {
 	for _, profile := range []string{"3.0", "4.0"} {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile})
 			var d struct {
 				Indexes []map[string]any `json:"indexes"`
 				Jobs    []map[string]any `json:"build_jobs"`
 				Caps    map[string]any   `json:"capabilities"`
 			}
-			e.ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents"}).decode(t, &d)
+			e.Ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents"}).Decode(t, &d)
 			var names []string
 			for _, ix := range d.Indexes {
 				names = append(names, ix["name"].(string)+":"+ix["index_type"].(string))
@@ -80,19 +81,19 @@ func TestInspectSearchIndexes(t *testing.T) {
 			} else if d.Caps["vector"] != false || len(d.Jobs) != 0 {
 				t.Errorf("3.0 capabilities %v, jobs %v", d.Caps, d.Jobs)
 			}
-			e.ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents", "index": "IDX_BODY"}).decode(t, &d)
+			e.Ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents", "index": "IDX_BODY"}).Decode(t, &d)
 			if len(d.Indexes) != 1 || d.Indexes[0]["name"] != "idx_body" {
 				t.Errorf("one index: %v", d.Indexes)
 			}
-			e.fail("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents", "index": "nope"},
+			e.Fail("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents", "index": "nope"},
 				"CHILD_ARGUMENTS_INVALID", "SEARCH_INDEX_NOT_FOUND")
-			e.fail("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "nope"},
+			e.Fail("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "nope"},
 				"CHILD_ARGUMENTS_INVALID", "SEARCH_TABLE_NOT_FOUND")
 		})
 	}
 	// Build jobs come from BUILD INDEX through the simulator.
-	e := newEnv(t, envOpts{profile: "4.0"})
-	w := searchWriter(t, e)
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0"})
+	w := doristest.SearchWriter(t, e)
 	for _, q := range []string{"DROP TABLE IF EXISTS s_build",
 		"CREATE TABLE s_build (id INT, note VARCHAR(50)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1",
 		`CREATE INDEX i_note ON s_build (note) USING INVERTED PROPERTIES("parser"="unicode")`, "BUILD INDEX i_note ON s_build"} {
@@ -104,7 +105,7 @@ func TestInspectSearchIndexes(t *testing.T) {
 	var d struct {
 		Jobs []map[string]any `json:"build_jobs"`
 	}
-	e.ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "s_build"}).decode(t, &d)
+	e.Ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "s_build"}).Decode(t, &d)
 	if len(d.Jobs) != 1 || !strings.Contains(d.Jobs[0]["alter_indexes"].(string), "INDEX i_note (`note`) USING INVERTED") {
 		t.Errorf("build jobs %v", d.Jobs)
 	}
@@ -122,9 +123,9 @@ func TestPreviewTextAnalysis(t *testing.T) {
 	}
 	for _, profile := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile})
 			var p preview
-			e.ok("doris_search", "preview_text_analysis", map[string]any{"text": "The QUICK brown-fox, 42 times", "analyzer": "english"}).decode(t, &p)
+			e.Ok("doris_search", "preview_text_analysis", map[string]any{"text": "The QUICK brown-fox, 42 times", "analyzer": "english"}).Decode(t, &p)
 			var got []string
 			for _, tk := range p.Tokens {
 				got = append(got, tk.Token)
@@ -132,7 +133,7 @@ func TestPreviewTextAnalysis(t *testing.T) {
 			if want := []string{"quick", "brown", "fox", "42", "times"}; !slices.Equal(got, want) || p.Count != 5 {
 				t.Errorf("english tokens %v, want %v (the stop word dropped, lower-cased)", got, want)
 			}
-			e.ok("doris_search", "preview_text_analysis", map[string]any{"text": "我来到北京清华大学", "analyzer": "chinese"}).decode(t, &p)
+			e.Ok("doris_search", "preview_text_analysis", map[string]any{"text": "我来到北京清华大学", "analyzer": "chinese"}).Decode(t, &p)
 			got = got[:0]
 			for _, tk := range p.Tokens {
 				got = append(got, tk.Token)
@@ -140,23 +141,23 @@ func TestPreviewTextAnalysis(t *testing.T) {
 			if want := []string{"我", "来到", "北京", "清华大学"}; !slices.Equal(got, want) {
 				t.Errorf("chinese tokens %v, want %v", got, want)
 			}
-			e.fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "english", "tokenizer": "standard"},
+			e.Fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "english", "tokenizer": "standard"},
 				"CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
-			e.fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "token_filters": []string{"lowercase"}},
+			e.Fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "token_filters": []string{"lowercase"}},
 				"CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
 			if profile == "4.0" {
 				// Custom analyzers are listed by SHOW INVERTED INDEX ANALYZER, which
 				// needs ADMIN: the reader is told so, never the backend text.
-				e.fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
+				e.Fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
 					"CHILD_EXECUTION_FAILED", "SEARCH_PERMISSION_DENIED")
 			} else {
-				e.fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
+				e.Fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
 					"CHILD_EXECUTION_FAILED", "SEARCH_CAPABILITY_UNSUPPORTED")
 			}
 		})
 	}
-	root := newEnv(t, envOpts{profile: "4.0", user: "root", password: mariadb.DefaultRootPassword})
-	root.fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
+	root := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0", User: "root", Password: mariadb.DefaultRootPassword})
+	root.Fail("doris_search", "preview_text_analysis", map[string]any{"text": "x", "analyzer": "my_analyzer"},
 		"CHILD_ARGUMENTS_INVALID", "SEARCH_ANALYZER_NOT_FOUND")
 }
 
@@ -182,11 +183,11 @@ func TestDiagnoseSearchQuery(t *testing.T) {
 		}
 		return out
 	}
-	e := newEnv(t, envOpts{profile: "4.0"})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0"})
 	var d diag
-	cd := e.ok("doris_search", "diagnose_search_query", map[string]any{"include_profile": true, "search_request": map[string]any{
+	cd := e.Ok("doris_search", "diagnose_search_query", map[string]any{"include_profile": true, "search_request": map[string]any{
 		"database": "demo", "table": "documents", "mode": "hybrid", "query": "vector", "fields": []string{"body"},
-		"vector": []float64{0, 1, 0, 0, 0, 0, 0, 0}, "top_k": 5}}).decode(t, &d)
+		"vector": []float64{0, 1, 0, 0, 0, 0, 0, 0}, "top_k": 5}}).Decode(t, &d)
 	for _, want := range []string{"TEXT_INDEX_CONFIGURED", "ANN_INDEX_CONFIGURED", "MATCH_PREDICATE_PLANNED", "ANN_PUSHDOWN_OBSERVED"} {
 		if !slices.Contains(codes(d), want) {
 			t.Errorf("hybrid diagnosis lacks %s: %v", want, codes(d))
@@ -204,8 +205,8 @@ func TestDiagnoseSearchQuery(t *testing.T) {
 	// Raw SQL over a column without an inverted index; an l2 ordering
 	// without LIMIT gets no ANN pushdown.
 	d = diag{}
-	e.ok("doris_search", "diagnose_search_query", map[string]any{
-		"sql": "SELECT doc_id FROM demo.documents WHERE category MATCH_ANY 'search' ORDER BY l2_distance_approximate(embedding, [0,1,0,0,0,0,0,0])"}).decode(t, &d)
+	e.Ok("doris_search", "diagnose_search_query", map[string]any{
+		"sql": "SELECT doc_id FROM demo.documents WHERE category MATCH_ANY 'search' ORDER BY l2_distance_approximate(embedding, [0,1,0,0,0,0,0,0])"}).Decode(t, &d)
 	for _, want := range []string{"TEXT_INDEX_MISSING", "ANN_INDEX_CONFIGURED", "ANN_PUSHDOWN_NOT_OBSERVED"} {
 		if !slices.Contains(codes(d), want) {
 			t.Errorf("raw SQL diagnosis lacks %s: %v", want, codes(d))
@@ -216,21 +217,21 @@ func TestDiagnoseSearchQuery(t *testing.T) {
 	}
 	// A search request with index problems is diagnosed, not refused.
 	d = diag{}
-	e.ok("doris_search", "diagnose_search_query", map[string]any{"search_request": map[string]any{
-		"database": "demo", "table": "documents", "mode": "text", "query": "x", "fields": []string{"category"}}}).decode(t, &d)
+	e.Ok("doris_search", "diagnose_search_query", map[string]any{"search_request": map[string]any{
+		"database": "demo", "table": "documents", "mode": "text", "query": "x", "fields": []string{"category"}}}).Decode(t, &d)
 	if !slices.Contains(codes(d), "TEXT_INDEX_MISSING") || d.Sections["explain"].Status != "success" {
 		t.Errorf("missing index diagnosis: %v %+v", codes(d), d.Sections)
 	}
 	// A target the SQL does not name plainly.
 	d = diag{}
-	e.ok("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT 1"}).decode(t, &d)
+	e.Ok("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT 1"}).Decode(t, &d)
 	if d.Sections["indexes"].Status != "partial" || !slices.Contains(codes(d), "INDEX_METADATA_NOT_BOUND") {
 		t.Errorf("SELECT 1: %v %+v", codes(d), d.Sections)
 	}
-	e.fail("doris_search", "diagnose_search_query", map[string]any{"sql": "DELETE FROM demo.documents"}, "CHILD_ARGUMENTS_INVALID", "SEARCH_READ_ONLY_VIOLATION")
-	e.fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SHOW TABLES"}, "CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
-	e.fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT 1", "search_request": map[string]any{
+	e.Fail("doris_search", "diagnose_search_query", map[string]any{"sql": "DELETE FROM demo.documents"}, "CHILD_ARGUMENTS_INVALID", "SEARCH_READ_ONLY_VIOLATION")
+	e.Fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SHOW TABLES"}, "CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
+	e.Fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT 1", "search_request": map[string]any{
 		"database": "demo", "table": "documents", "mode": "text", "query": "x"}}, "CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
-	e.fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT * FROM demo.nope WHERE a MATCH_ANY 'x'"},
+	e.Fail("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT * FROM demo.nope WHERE a MATCH_ANY 'x'"},
 		"CHILD_ARGUMENTS_INVALID", "SEARCH_TABLE_NOT_FOUND")
 }

@@ -1,7 +1,6 @@
-package doris_test
+package search_test
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // doris_search against truth computed here from the rows the test writes
@@ -32,18 +31,13 @@ type corpus struct {
 	vectors bool
 }
 
-// searchWriter connects to the simulator as the demo writer.
-func searchWriter(t testing.TB, e *env) *sql.DB {
-	return direct(t, e.sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
-}
-
 // writeCorpus creates table (through the simulator, in Doris DDL) with an
 // english inverted index on body (phrase support on), an untokenized one
 // on tag, no index on note, and with vectors two ANN-indexed ARRAY<FLOAT>
 // columns (l2 and inner product), then writes n documents.
-func writeCorpus(t *testing.T, e *env, table string, n int, vectors bool) *corpus {
+func writeCorpus(t *testing.T, e *doristest.Env, table string, n int, vectors bool) *corpus {
 	t.Helper()
-	w := searchWriter(t, e)
+	w := doristest.SearchWriter(t, e)
 	exec := func(q string) {
 		t.Helper()
 		if _, err := w.Exec(q); err != nil {
@@ -180,11 +174,11 @@ func (c *corpus) ids(keep func(id int) bool) []int {
 
 // searchRows runs search_data and returns the rows' ids (in order) and
 // distances, with the child data.
-func searchRows(t *testing.T, e *env, args map[string]any) ([]int, []float64, childData) {
+func searchRows(t *testing.T, e *doristest.Env, args map[string]any) ([]int, []float64, doristest.ChildData) {
 	t.Helper()
-	var q queryResult
-	ev := e.ok("doris_search", "search_data", args)
-	cd := ev.child(t)
+	var q doristest.QueryResult
+	ev := e.Ok("doris_search", "search_data", args)
+	cd := ev.Child(t)
 	dec := json.NewDecoder(strings.NewReader(string(cd.Data)))
 	dec.UseNumber()
 	if err := dec.Decode(&q); err != nil {
@@ -213,7 +207,7 @@ func sortedInts(v []int) []int { s := slices.Clone(v); sort.Ints(s); return s }
 func TestSearchDataText(t *testing.T) {
 	for _, profile := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile})
 			c := writeCorpus(t, e, "s_text_"+strings.ReplaceAll(profile, ".", ""), 300, false)
 			cases := []struct{ op, q string }{
 				{"any", "alpha"}, {"any", "Bravo, ECHO"}, {"any", "zulu"}, {"any", "juliet hotel india"},
@@ -250,7 +244,7 @@ func TestSearchDataText(t *testing.T) {
 
 // TestSearchDataFilters: every typed filter narrows exactly.
 func TestSearchDataFilters(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	c := writeCorpus(t, e, "s_filters", 300, false)
 	q := strings.Join(c.vocab, " ")
 	base := func(id int) bool { return c.matches("any", q, id) }
@@ -307,7 +301,7 @@ func dot(a, b []float64) float64 {
 // distances; hybrid returns the top_k by distance among the documents the
 // text matches.
 func TestSearchDataVectorAndHybrid(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "4.0"})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0"})
 	c := writeCorpus(t, e, "s_vectors", 300, true)
 	q := []float64{0.12, -0.4, 0.33, 0.05, -0.9, 0.6}
 	rank := func(cands []int, field string) []int {
@@ -372,16 +366,16 @@ func TestSearchDataVectorAndHybrid(t *testing.T) {
 		})
 	}
 	// Without vector_field the one... two ANN columns: vector_field is required.
-	e.fail("doris_search", "search_data", map[string]any{"database": "demo", "table": c.table, "mode": "vector", "vector": q},
+	e.Fail("doris_search", "search_data", map[string]any{"database": "demo", "table": c.table, "mode": "vector", "vector": q},
 		"CHILD_ARGUMENTS_INVALID", "SEARCH_ARGUMENT_INVALID")
 }
 
 // TestSearchDataRefusals: each problem gets its reason code, and nothing
 // runs.
 func TestSearchDataRefusals(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "4.0"})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0"})
 	c := writeCorpus(t, e, "s_refuse", 40, true)
-	w := searchWriter(t, e)
+	w := doristest.SearchWriter(t, e)
 	if _, err := w.Exec(`CREATE TABLE s_nophrase (id INT, body STRING, INDEX i (body) USING INVERTED PROPERTIES("parser"="english")) DUPLICATE KEY(id)`); err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +414,7 @@ func TestSearchDataRefusals(t *testing.T) {
 		{"schema: SQL in filters", base(map[string]any{"mode": "text", "query": "x", "filters": map[string]any{"cat": []any{"1) OR (1=1"}}}), "CHILD_ARGUMENTS_INVALID", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := e.fail("doris_search", "search_data", tc.args, tc.code, tc.reason)
+			ev := e.Fail("doris_search", "search_data", tc.args, tc.code, tc.reason)
 			if strings.Contains(ev.Error.Message, "errCode") || strings.Contains(ev.Error.Message, "SELECT") {
 				t.Errorf("backend or SQL text in the message: %s", ev.Error.Message)
 			}
@@ -434,10 +428,10 @@ func TestSearchDataRefusals(t *testing.T) {
 func TestSearchCapabilityPerProfile(t *testing.T) {
 	for _, profile := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile})
-			m := e.discover("doris_search")
-			if len(m.raw) > 16<<10 {
-				t.Errorf("the doris_search manifest is %d bytes; the budget is 16 KiB", len(m.raw))
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile})
+			m := e.Discover("doris_search")
+			if len(m.Raw) > 16<<10 {
+				t.Errorf("the doris_search manifest is %d bytes; the budget is 16 KiB", len(m.Raw))
 			}
 			wantVariant := map[string]string{"search_data": "inverted_text_search", "preview_text_analysis": "tokenizer_preview",
 				"inspect_search_indexes": "inverted_index_metadata", "diagnose_search_query": "search_query_diagnosis"}
@@ -446,7 +440,7 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 			}
 			golden := map[string]any{}
 			for child, v := range wantVariant {
-				a := m.availability(t, child).Availability
+				a := m.Availability(t, child).Availability
 				if !a.Callable || a.ActiveVariant != v || a.ReasonCode == "HANDLER_NOT_BOUND" {
 					t.Errorf("%s: callable %v, variant %q (want %q), reason %s", child, a.Callable, a.ActiveVariant, v, a.ReasonCode)
 				}
@@ -456,19 +450,19 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 			checkGolden(t, "search-availability-"+profile+".json", golden)
 			vec := map[string]any{"database": "demo", "table": "documents", "mode": "vector", "vector": []float64{0, 1, 0, 0, 0, 0, 0, 0}, "top_k": 3}
 			if profile >= "4.0" {
-				e.ok("doris_search", "search_data", vec)
+				e.Ok("doris_search", "search_data", vec)
 				vec["mode"], vec["query"] = "hybrid", "vector"
-				e.ok("doris_search", "search_data", vec)
+				e.Ok("doris_search", "search_data", vec)
 			} else {
-				e.fail("doris_search", "search_data", vec, "CHILD_EXECUTION_FAILED", "SEARCH_CAPABILITY_UNSUPPORTED")
+				e.Fail("doris_search", "search_data", vec, "CHILD_EXECUTION_FAILED", "SEARCH_CAPABILITY_UNSUPPORTED")
 				vec["mode"], vec["query"] = "hybrid", "vector"
-				e.fail("doris_search", "search_data", vec, "CHILD_EXECUTION_FAILED", "SEARCH_CAPABILITY_UNSUPPORTED")
+				e.Fail("doris_search", "search_data", vec, "CHILD_EXECUTION_FAILED", "SEARCH_CAPABILITY_UNSUPPORTED")
 			}
 			// Each child answers on this profile.
-			e.ok("doris_search", "search_data", map[string]any{"database": "demo", "table": "documents", "mode": "text", "query": "index"})
-			e.ok("doris_search", "preview_text_analysis", map[string]any{"text": "Doris search"})
-			e.ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents"})
-			e.ok("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT doc_id FROM demo.documents WHERE body MATCH_ANY 'index'"})
+			e.Ok("doris_search", "search_data", map[string]any{"database": "demo", "table": "documents", "mode": "text", "query": "index"})
+			e.Ok("doris_search", "preview_text_analysis", map[string]any{"text": "Doris search"})
+			e.Ok("doris_search", "inspect_search_indexes", map[string]any{"database": "demo", "table": "documents"})
+			e.Ok("doris_search", "diagnose_search_query", map[string]any{"sql": "SELECT doc_id FROM demo.documents WHERE body MATCH_ANY 'index'"})
 		})
 	}
 }
@@ -476,10 +470,10 @@ func TestSearchCapabilityPerProfile(t *testing.T) {
 // TestSearchMatchProbeFails: a Doris that cannot plan MATCH makes text
 // search unavailable with the probe's reason (the probe is real).
 func TestSearchMatchProbeFails(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.sim.Inject(simFaultMatch())
-	defer e.sim.ClearFaults()
-	a := e.discover("doris_search").availability(t, "search_data").Availability
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Sim.Inject(simFaultMatch())
+	defer e.Sim.ClearFaults()
+	a := e.Discover("doris_search").Availability(t, "search_data").Availability
 	if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_NOT_SUPPORTED" {
 		t.Fatalf("search_data with a failing MATCH probe: %+v", a)
 	}

@@ -1,4 +1,4 @@
-package doris_test
+package semantic_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // The MetricFlow children against a provider the test builds
@@ -33,7 +34,7 @@ func fakeProvider(t testing.TB) string {
 		t.Fatalf("no go command to build the fake provider: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "fakeprovider")
-	if b, err := exec.Command(gobin, "build", "-o", out, "./metricflow/testdata/fakeprovider").CombinedOutput(); err != nil {
+	if b, err := exec.Command(gobin, "build", "-o", out, "../metricflow/testdata/fakeprovider").CombinedOutput(); err != nil {
 		t.Fatalf("build the fake provider: %v\n%s", err, b)
 	}
 	return out
@@ -68,11 +69,11 @@ type demoOrder struct {
 	amount                 int64
 }
 
-func demoOrders(t testing.TB, e *env) []demoOrder {
+func demoOrders(t testing.TB, e *doristest.Env) []demoOrder {
 	t.Helper()
 	ctx := context.Background()
 	countries := map[int]string{}
-	rows, err := e.db.Root().QueryContext(ctx, "SELECT customer_id, country FROM demo.customers")
+	rows, err := e.DB.Root().QueryContext(ctx, "SELECT customer_id, country FROM demo.customers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func demoOrders(t testing.TB, e *env) []demoOrder {
 		countries[id] = c
 	}
 	rows.Close()
-	rows, err = e.db.Root().QueryContext(ctx, "SELECT customer_id, status, channel, CAST(order_date AS CHAR), CAST(total_amount AS CHAR) FROM demo.orders")
+	rows, err = e.DB.Root().QueryContext(ctx, "SELECT customer_id, status, channel, CAST(order_date AS CHAR), CAST(total_amount AS CHAR) FROM demo.orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,33 +100,14 @@ func demoOrders(t testing.TB, e *env) []demoOrder {
 	return out
 }
 
-type mfRows struct {
-	Columns []struct{ Name string } `json:"columns"`
-	Rows    []map[string]any        `json:"rows"`
-	Count   int                     `json:"row_count"`
-	Trunc   bool                    `json:"truncated"`
-	SQL     string                  `json:"sql"`
-}
-
-func (e *env) mfExecute(request map[string]any, extra map[string]any) mfRows {
-	e.t.Helper()
-	args := map[string]any{"model_ref": "demo/orders", "request": request}
-	for k, v := range extra {
-		args[k] = v
-	}
-	var r mfRows
-	e.ok("doris_semantic", "execute_metricflow_query", args).decode(e.t, &r)
-	return r
-}
-
 // TestMetricFlowEndToEnd drives the eight children through a
 // well-behaved provider; executed metric queries return MariaDB's truth.
 func TestMetricFlowEndToEnd(t *testing.T) {
 	bin := fakeProvider(t)
-	e := newEnv(t, envOpts{config: withMetricFlow(bin, 30*time.Second, "demo")})
-	m := e.discover("doris_semantic")
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: withMetricFlow(bin, 30*time.Second, "demo")})
+	m := e.Discover("doris_semantic")
 	for _, c := range mfChildren {
-		if a := m.availability(t, c).Availability; !a.Callable || a.ActiveVariant != "metricflow_sidecar" {
+		if a := m.Availability(t, c).Availability; !a.Callable || a.ActiveVariant != "metricflow_sidecar" {
 			t.Fatalf("%s: %+v", c, a)
 		}
 	}
@@ -134,16 +116,16 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 			ModelRef string `json:"model_ref"`
 		} `json:"items"`
 	}
-	e.ok("doris_semantic", "list_metricflow_models", map[string]any{}).decode(t, &models)
+	e.Ok("doris_semantic", "list_metricflow_models", map[string]any{}).Decode(t, &models)
 	if len(models.Items) != 1 || models.Items[0].ModelRef != "demo/orders" {
 		t.Fatalf("models %+v", models)
 	}
 	var status map[string]any
-	e.ok("doris_semantic", "get_metricflow_status", map[string]any{"model_ref": "demo/orders"}).decode(t, &status)
+	e.Ok("doris_semantic", "get_metricflow_status", map[string]any{"model_ref": "demo/orders"}).Decode(t, &status)
 	if status["provider_ready"] != true || status["model_valid"] != true || status["dialect"] != "doris" || status["protocol_version"] != "doris-mcp-metricflow/v1" {
 		t.Errorf("status %v", status)
 	}
-	e.fail("doris_semantic", "get_metricflow_status", map[string]any{"model_ref": "demo/nope"}, "CHILD_ARGUMENTS_INVALID", "METRICFLOW_MODEL_NOT_FOUND")
+	e.Fail("doris_semantic", "get_metricflow_status", map[string]any{"model_ref": "demo/nope"}, "CHILD_ARGUMENTS_INVALID", "METRICFLOW_MODEL_NOT_FOUND")
 
 	type item = map[string]any
 	list := func(child string, args map[string]any) ([]item, bool) {
@@ -152,7 +134,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 			Items     []item `json:"items"`
 			Truncated bool   `json:"truncated"`
 		}
-		e.ok("doris_semantic", child, args).decode(t, &c)
+		e.Ok("doris_semantic", child, args).Decode(t, &c)
 		return c.Items, c.Truncated
 	}
 	names := func(items []item) string {
@@ -179,7 +161,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 	if len(groups) != 6 || !strings.Contains(names(groups), "customer__country") {
 		t.Errorf("group-bys %s", names(groups))
 	}
-	e.fail("doris_semantic", "get_metricflow_group_bys", map[string]any{"model_ref": "demo/orders", "metrics": []string{"profit"}},
+	e.Fail("doris_semantic", "get_metricflow_group_bys", map[string]any{"model_ref": "demo/orders", "metrics": []string{"profit"}},
 		"CHILD_ARGUMENTS_INVALID", "METRICFLOW_METRIC_NOT_FOUND")
 	if saved, _ := list("list_metricflow_saved_queries", map[string]any{"model_ref": "demo/orders"}); names(saved) != "delivered_by_channel,revenue_by_country" {
 		t.Errorf("saved queries %s", names(saved))
@@ -187,9 +169,9 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 
 	orders := demoOrders(t, e)
 	// Dimension values: the distinct statuses MariaDB holds.
-	var dv mfRows
-	e.ok("doris_semantic", "get_metricflow_dimension_values", map[string]any{"model_ref": "demo/orders", "metrics": []string{"revenue"},
-		"dimension": "order__status"}).decode(t, &dv)
+	var dv doristest.MfRows
+	e.Ok("doris_semantic", "get_metricflow_dimension_values", map[string]any{"model_ref": "demo/orders", "metrics": []string{"revenue"},
+		"dimension": "order__status"}).Decode(t, &dv)
 	var want []string
 	for _, o := range orders {
 		if !slices.Contains(want, o.status) {
@@ -208,8 +190,8 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 	// Compilation is deterministic and compile-only.
 	req := map[string]any{"metrics": []string{"revenue"}, "group_by": []string{"customer__country"}, "order_by": []string{"-revenue"}}
 	var c1, c2 struct{ SQL, Dialect, ModelRef string }
-	e.ok("doris_semantic", "compile_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": req}).decode(t, &c1)
-	e.ok("doris_semantic", "compile_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": req}).decode(t, &c2)
+	e.Ok("doris_semantic", "compile_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": req}).Decode(t, &c1)
+	e.Ok("doris_semantic", "compile_metricflow_query", map[string]any{"model_ref": "demo/orders", "request": req}).Decode(t, &c2)
 	if c1.SQL == "" || c1.SQL != c2.SQL || c1.Dialect != "doris" {
 		t.Errorf("compile: %+v then %+v", c1, c2)
 	}
@@ -219,7 +201,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 	for _, o := range orders {
 		byCountry[o.country] += o.amount
 	}
-	r := e.mfExecute(req, nil)
+	r := e.MfExecute(req, nil)
 	if len(byCountry) < 2 || r.Count != len(byCountry) || r.SQL != c1.SQL {
 		t.Fatalf("revenue by country: %d rows, want %d (sql %q)", r.Count, len(byCountry), r.SQL)
 	}
@@ -241,7 +223,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 			delivered[o.chan_] = agg{a.n + 1, a.amount + o.amount}
 		}
 	}
-	r = e.mfExecute(map[string]any{"saved_query": "delivered_by_channel"}, nil)
+	r = e.MfExecute(map[string]any{"saved_query": "delivered_by_channel"}, nil)
 	if len(delivered) < 2 || r.Count != len(delivered) {
 		t.Fatalf("delivered by channel: %d rows, want %d", r.Count, len(delivered))
 	}
@@ -263,7 +245,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 			perMonth[o.date[:7]]++
 		}
 	}
-	r = e.mfExecute(map[string]any{"metrics": []string{"order_count"}, "group_by": []string{"metric_time__month"},
+	r = e.MfExecute(map[string]any{"metrics": []string{"order_count"}, "group_by": []string{"metric_time__month"},
 		"where": []string{"{{ Dimension('order__channel') }} = 'web'"}, "start_time": from, "end_time": end, "order_by": []string{"metric_time__month"}}, nil)
 	if len(perMonth) < 2 || r.Count != len(perMonth) {
 		t.Fatalf("web orders per month: %d rows, want %d", r.Count, len(perMonth))
@@ -281,7 +263,7 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 		}
 		buyers[o.chan_][o.customer] = true
 	}
-	r = e.mfExecute(map[string]any{"metrics": []string{"buyers"}, "group_by": []string{"order__channel"}, "order_by": []string{"-buyers"}, "limit": 2}, nil)
+	r = e.MfExecute(map[string]any{"metrics": []string{"buyers"}, "group_by": []string{"order__channel"}, "order_by": []string{"-buyers"}, "limit": 2}, nil)
 	var counts []int
 	for _, b := range buyers {
 		counts = append(counts, len(b))
@@ -291,12 +273,12 @@ func TestMetricFlowEndToEnd(t *testing.T) {
 		t.Errorf("top two channels by buyers %v, want %v", r.Rows, counts[:2])
 	}
 	// max_rows caps the rows as in execute_query, and says so.
-	r = e.mfExecute(map[string]any{"metrics": []string{"revenue"}, "group_by": []string{"customer__country"}}, map[string]any{"max_rows": 2})
+	r = e.MfExecute(map[string]any{"metrics": []string{"revenue"}, "group_by": []string{"customer__country"}}, map[string]any{"max_rows": 2})
 	if r.Count != 2 || !r.Trunc {
 		t.Errorf("max_rows 2: %d rows, truncated %v", r.Count, r.Trunc)
 	}
-	e.fail("doris_semantic", "execute_metricflow_query", map[string]any{"model_ref": "demo/orders",
+	e.Fail("doris_semantic", "execute_metricflow_query", map[string]any{"model_ref": "demo/orders",
 		"request": map[string]any{"metrics": []string{"revenue"}}, "max_rows": 100000}, "CHILD_ARGUMENTS_INVALID", "QUERY_ROW_LIMIT_EXCEEDED")
-	e.fail("doris_semantic", "execute_metricflow_query", map[string]any{"model_ref": "demo/orders",
+	e.Fail("doris_semantic", "execute_metricflow_query", map[string]any{"model_ref": "demo/orders",
 		"request": map[string]any{"metrics": []string{"revenue"}, "where": []string{"1 = 1; DROP TABLE demo.orders"}}}, "CHILD_ARGUMENTS_INVALID", "METRICFLOW_WHERE_INVALID")
 }

@@ -1,4 +1,4 @@
-package doris_test
+package cluster_test
 
 // doris_cluster end to end on every simulated release: each child answers
 // or says exactly why it cannot, and what it answers agrees with what the
@@ -6,7 +6,6 @@ package doris_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -16,9 +15,8 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-var profiles = []string{"2.1", "3.0", "4.0", "4.1"}
 
 // The tests below run with the simulator's audit writer off (noAudit):
 // they need no audit trail, and the statements they run (some of them
@@ -26,8 +24,8 @@ var profiles = []string{"2.1", "3.0", "4.0", "4.1"}
 // tests replay on other releases.
 
 // asRoot is the options of an ADMIN account's environment.
-func asRoot(o envOpts) envOpts {
-	o.user, o.password = "root", mariadb.DefaultRootPassword
+func asRoot(o doristest.EnvOpts) doristest.EnvOpts {
+	o.User, o.Password = "root", mariadb.DefaultRootPassword
 	return o
 }
 
@@ -48,24 +46,18 @@ func eventually(t *testing.T, f func() string) {
 	}
 }
 
-// simDB is a pool straight to the simulator as user (not through the MCP
-// server), for what the test itself does to Doris.
-func (e *env) simDB(user, password string) *sql.DB {
-	return direct(e.t, e.sim.Addr(), user, password, mariadb.DemoDatabase)
-}
-
 func TestClusterAvailabilityPerProfile(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		for _, admin := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/admin=%v", p, admin), func(t *testing.T) {
-				o := envOpts{profile: p, noAudit: true}
+				o := doristest.EnvOpts{Profile: p, NoAudit: true}
 				if admin {
 					o = asRoot(o)
 				}
-				e := newEnv(t, o)
-				m := e.discover("doris_cluster")
-				if len(m.raw) > 16<<10 {
-					t.Errorf("doris_cluster manifest is %d bytes, budget 16384", len(m.raw))
+				e := doristest.NewEnv(t, o)
+				m := e.Discover("doris_cluster")
+				if len(m.Raw) > 16<<10 {
+					t.Errorf("doris_cluster manifest is %d bytes, budget 16384", len(m.Raw))
 				}
 				for _, c := range m.Children {
 					a := c.Availability
@@ -78,14 +70,14 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 						if a.Callable || a.ReasonCode != want {
 							t.Errorf("%s: %+v, want %s", c.Name, a, want)
 						}
-						e.fail("doris_cluster", c.Name, map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", want)
+						e.Fail("doris_cluster", c.Name, map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", want)
 					case !a.Callable:
 						t.Errorf("%s is not callable: %+v", c.Name, a)
 					default:
-						e.ok("doris_cluster", c.Name, map[string]any{})
+						e.Ok("doris_cluster", c.Name, map[string]any{})
 					}
 				}
-				variant := m.availability(t, "get_compaction_status").Availability.ActiveVariant
+				variant := m.Availability(t, "get_compaction_status").Availability.ActiveVariant
 				if want := map[bool]string{true: "compaction_task_tracker", false: "legacy_summary"}[p >= "4.0"]; variant != want {
 					t.Errorf("get_compaction_status variant %s, want %s", variant, want)
 				}
@@ -96,7 +88,7 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 					"get_monitoring_metrics": {"4.0": "observability_4_0_7", "4.1": "base_metrics"},
 				} {
 					if w, ok := want[p]; ok {
-						if got := m.availability(t, child).Availability.ActiveVariant; got != w {
+						if got := m.Availability(t, child).Availability.ActiveVariant; got != w {
 							t.Errorf("%s variant %s, want %s", child, got, w)
 						}
 					}
@@ -110,7 +102,7 @@ func TestClusterAvailabilityPerProfile(t *testing.T) {
 // appears while it runs, from whichever source the caller may read, and
 // is gone after it ends.
 func TestListActiveTasksSeesSlowQuery(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		for _, tc := range []struct {
 			name, source string
 			admin        bool
@@ -123,27 +115,27 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				{Match: "information_schema.active_queries", ErrCode: 1051, ErrMsg: "errCode = 2, detailMessage = Unknown table 'active_queries'"}}},
 		} {
 			t.Run(p+"/"+tc.name, func(t *testing.T) {
-				o := envOpts{profile: p, noAudit: true}
+				o := doristest.EnvOpts{Profile: p, NoAudit: true}
 				if tc.admin {
 					o = asRoot(o)
 				}
-				e := newEnv(t, o)
+				e := doristest.NewEnv(t, o)
 				for _, f := range tc.faults {
-					e.sim.Inject(f)
+					e.Sim.Inject(f)
 				}
-				w := e.simDB(mariadb.WriterUser, mariadb.WriterPassword)
+				w := e.SimDB(mariadb.WriterUser, mariadb.WriterPassword)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				done := make(chan struct{})
 				go func() {
 					defer close(done)
-					w.ExecContext(ctx, slowQuery)
+					w.ExecContext(ctx, doristest.SlowQuery)
 				}()
-				find := func() (map[string]any, childData) {
-					var c collectionOf
-					cd := e.ok("doris_cluster", "list_active_tasks", map[string]any{}).decode(t, &c)
+				find := func() (map[string]any, doristest.ChildData) {
+					var c doristest.CollectionOf
+					cd := e.Ok("doris_cluster", "list_active_tasks", map[string]any{}).Decode(t, &c)
 					for _, it := range c.Items {
-						if it["statement"] == slowQuery {
+						if it["statement"] == doristest.SlowQuery {
 							return it, cd
 						}
 					}
@@ -167,14 +159,14 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				if ms, _ := task["elapsed_ms"].(float64); ms < 0 {
 					t.Fatalf("elapsed_ms %v", task["elapsed_ms"])
 				}
-				ev := e.ok("doris_cluster", "list_active_tasks", map[string]any{})
+				ev := e.Ok("doris_cluster", "list_active_tasks", map[string]any{})
 				if ev.Metadata.Source != tc.source {
 					t.Fatalf("source %q, want %q", ev.Metadata.Source, tc.source)
 				}
-				var c collectionOf
-				e.ok("doris_cluster", "list_active_tasks", map[string]any{"states": []string{"QUEUED"}}).decode(t, &c)
+				var c doristest.CollectionOf
+				e.Ok("doris_cluster", "list_active_tasks", map[string]any{"states": []string{"QUEUED"}}).Decode(t, &c)
 				for _, it := range c.Items {
-					if it["statement"] == slowQuery {
+					if it["statement"] == doristest.SlowQuery {
 						t.Fatalf("states [QUEUED] lists the running query: %v", it)
 					}
 				}
@@ -195,12 +187,12 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 // GROUP BY over the audit log computed here, over exactly the window
 // Doris's clock gives, with rows planted at the window's edges.
 func TestResourceGrowthMatchesAuditLog(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
 			// No audit writer: the log holds only what is already there and
 			// what this test plants, so the truth cannot move under it.
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
-			root := e.rootDB()
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
+			root := e.RootDB()
 			user := fmt.Sprintf("growth_%d", rand.Int64N(1<<40))
 			t.Cleanup(func() { root.Exec("DELETE FROM __internal_schema.audit_log WHERE `user` LIKE ?", user+"%") })
 			plant := func(offset string, who string) {
@@ -234,8 +226,8 @@ func TestResourceGrowthMatchesAuditLog(t *testing.T) {
 							} `json:"points"`
 						} `json:"series"`
 					}
-					e.ok("doris_cluster", "analyze_resource_growth", map[string]any{"resource": res.name,
-						"window_days": tc.days, "granularity": tc.gran}).decode(t, &got)
+					e.Ok("doris_cluster", "analyze_resource_growth", map[string]any{"resource": res.name,
+						"window_days": tc.days, "granularity": tc.gran}).Decode(t, &got)
 					// Exactly window_days, ending at Doris's (MariaDB's) clock.
 					start, err1 := time.Parse(time.DateTime, got.WindowStart)
 					end, err2 := time.Parse(time.DateTime, got.WindowEnd)
@@ -280,16 +272,16 @@ func TestResourceGrowthMatchesAuditLog(t *testing.T) {
 				user+"_in").Scan(&n); err != nil || n != 1 {
 				t.Fatalf("planted inside row: %d %v", n, err)
 			}
-			e.fail("doris_cluster", "analyze_resource_growth", map[string]any{"granularity": "hour", "window_days": 181},
+			e.Fail("doris_cluster", "analyze_resource_growth", map[string]any{"granularity": "hour", "window_days": 181},
 				"CHILD_ARGUMENTS_INVALID", "")
 		})
 	}
 }
 
 func TestWorkloadGroupCreatedIsReported(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true}))
+			e := doristest.NewEnv(t, asRoot(doristest.EnvOpts{Profile: p, NoAudit: true}))
 			props := map[string]string{"max_concurrency": "7", "max_queue_size": "3", "queue_timeout": "4000"}
 			if p >= "4.0" {
 				props["max_cpu_percent"], props["min_memory_percent"] = "60%", "10%"
@@ -301,11 +293,11 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 				kv = append(kv, fmt.Sprintf("%q=%q", k, v))
 			}
 			name := fmt.Sprintf("wg_%d", rand.Int64N(1<<30))
-			if _, err := e.simDB("root", mariadb.DefaultRootPassword).Exec("CREATE WORKLOAD GROUP " + name + " PROPERTIES (" + strings.Join(kv, ", ") + ")"); err != nil {
+			if _, err := e.SimDB("root", mariadb.DefaultRootPassword).Exec("CREATE WORKLOAD GROUP " + name + " PROPERTIES (" + strings.Join(kv, ", ") + ")"); err != nil {
 				t.Fatal(err)
 			}
-			var c collectionOf
-			e.ok("doris_cluster", "get_workload_group_status", map[string]any{"name": name, "include_usage": true}).decode(t, &c)
+			var c doristest.CollectionOf
+			e.Ok("doris_cluster", "get_workload_group_status", map[string]any{"name": name, "include_usage": true}).Decode(t, &c)
 			if len(c.Items) != 1 || c.Items[0]["name"] != name {
 				t.Fatalf("items %v, want %s", c.Items, name)
 			}
@@ -319,8 +311,8 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 				t.Errorf("usage %v", u)
 			}
 			// A reader does not see a group it may not use.
-			r := newEnv(t, envOpts{profile: p, noAudit: true})
-			cd := r.ok("doris_cluster", "get_workload_group_status", map[string]any{"name": name}).decode(t, &c)
+			r := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
+			cd := r.Ok("doris_cluster", "get_workload_group_status", map[string]any{"name": name}).Decode(t, &c)
 			if len(c.Items) != 0 || len(cd.Warnings) == 0 {
 				t.Fatalf("reader sees %v (warnings %v)", c.Items, cd.Warnings)
 			}
@@ -331,13 +323,13 @@ func TestWorkloadGroupCreatedIsReported(t *testing.T) {
 func TestComputeGroupStatusCloud(t *testing.T) {
 	for _, p := range []string{"3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, asRoot(envOpts{profile: p, noAudit: true, deployment: sim.DeploymentCloud}))
-			a := e.discover("doris_cluster").availability(t, "get_compute_group_status").Availability
+			e := doristest.NewEnv(t, asRoot(doristest.EnvOpts{Profile: p, NoAudit: true, Deployment: sim.DeploymentCloud}))
+			a := e.Discover("doris_cluster").Availability(t, "get_compute_group_status").Availability
 			if !a.Callable || a.ActiveVariant != "compute_group" {
 				t.Fatalf("availability %+v", a)
 			}
-			var c collectionOf
-			e.ok("doris_cluster", "get_compute_group_status", map[string]any{"include_nodes": true, "include_usage": true}).decode(t, &c)
+			var c doristest.CollectionOf
+			e.Ok("doris_cluster", "get_compute_group_status", map[string]any{"include_nodes": true, "include_usage": true}).Decode(t, &c)
 			if len(c.Items) != 1 {
 				t.Fatalf("items %v", c.Items)
 			}
@@ -351,8 +343,8 @@ func TestComputeGroupStatusCloud(t *testing.T) {
 				t.Fatalf("usage %v", u)
 			}
 			// A reader lists the groups but may not read their members.
-			r := newEnv(t, envOpts{profile: p, noAudit: true, deployment: sim.DeploymentCloud})
-			cd := r.ok("doris_cluster", "get_compute_group_status", map[string]any{"include_nodes": true}).decode(t, &c)
+			r := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true, Deployment: sim.DeploymentCloud})
+			cd := r.Ok("doris_cluster", "get_compute_group_status", map[string]any{"include_nodes": true}).Decode(t, &c)
 			if cd.Status != "partial" || len(c.Items) != 1 || c.Items[0]["nodes"] != nil || c.Items[0]["users"] != mariadb.ReaderUser {
 				t.Fatalf("reader %s %v", cd.Status, c.Items)
 			}
@@ -363,15 +355,15 @@ func TestComputeGroupStatusCloud(t *testing.T) {
 // TestCompactionFollowsWrites: five INSERTs into one table make one
 // cumulative compaction of five rowsets and the rows the test wrote.
 func TestCompactionFollowsWrites(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
-			w := e.simDB(mariadb.WriterUser, mariadb.WriterPassword)
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
+			w := e.SimDB(mariadb.WriterUser, mariadb.WriterPassword)
 			tbl := fmt.Sprintf("t_cmp_%d", rand.Int64N(1<<40))
 			if _, err := w.Exec("CREATE TABLE " + tbl + " (id INT PRIMARY KEY)"); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { e.rootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
+			t.Cleanup(func() { e.RootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
 			rows := 0
 			for i := 0; i < 5; i++ {
 				if _, err := w.Exec(fmt.Sprintf("INSERT INTO %s VALUES (%d), (%d), (%d)", tbl, 3*i, 3*i+1, 3*i+2)); err != nil {
@@ -385,12 +377,12 @@ func TestCompactionFollowsWrites(t *testing.T) {
 				Summary map[string]any   `json:"summary"`
 			}
 			if p < "4.0" {
-				cd := e.ok("doris_cluster", "get_compaction_status", map[string]any{"table": tbl}).decode(t, &got)
+				cd := e.Ok("doris_cluster", "get_compaction_status", map[string]any{"table": tbl}).Decode(t, &got)
 				if got.Source != "metrics_summary" || got.Tasks != nil || len(cd.Warnings) == 0 {
 					t.Fatalf("%s: %+v %v, want the metrics summary and a warning about the filter", p, got, cd.Warnings)
 				}
 				eventually(t, func() string {
-					e.ok("doris_cluster", "get_compaction_status", map[string]any{}).decode(t, &got)
+					e.Ok("doris_cluster", "get_compaction_status", map[string]any{}).Decode(t, &got)
 					node := got.Summary["nodes"].([]any)[0].(map[string]any)
 					if d := node["compaction_deltas_total"].(map[string]any)["cumulative"].(float64); d < 5 {
 						return fmt.Sprintf("cumulative deltas %v, want at least the 5 rowsets written", d)
@@ -399,7 +391,7 @@ func TestCompactionFollowsWrites(t *testing.T) {
 				})
 				return
 			}
-			e.ok("doris_cluster", "get_compaction_status", map[string]any{"database": "demo", "table": tbl}).decode(t, &got)
+			e.Ok("doris_cluster", "get_compaction_status", map[string]any{"database": "demo", "table": tbl}).Decode(t, &got)
 			if got.Source != "task_tracker" || len(got.Tasks) != 1 {
 				t.Fatalf("tasks %+v", got)
 			}
@@ -411,9 +403,9 @@ func TestCompactionFollowsWrites(t *testing.T) {
 			if got.Summary["total"] != float64(1) {
 				t.Fatalf("summary %v", got.Summary)
 			}
-			var c collectionOf
-			e.ok("doris_cluster", "list_active_tasks", map[string]any{"task_types": []string{"compaction"},
-				"states": []string{"PENDING", "RUNNING", "FINISHED"}}).decode(t, &c)
+			var c doristest.CollectionOf
+			e.Ok("doris_cluster", "list_active_tasks", map[string]any{"task_types": []string{"compaction"},
+				"states": []string{"PENDING", "RUNNING", "FINISHED"}}).Decode(t, &c)
 			if !slices.ContainsFunc(c.Items, func(it map[string]any) bool { return it["tablet_id"] == task["tablet_id"] }) {
 				t.Fatalf("list_active_tasks lacks the compaction of %s: %v", tbl, c.Items)
 			}
@@ -425,9 +417,9 @@ func TestCompactionFollowsWrites(t *testing.T) {
 // information_schema and from the BE /metrics fallback, and move as tables
 // are read.
 func TestCacheStatusSources(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
 			type caches struct {
 				Source string `json:"source"`
 				Caches []struct {
@@ -444,23 +436,23 @@ func TestCacheStatusSources(t *testing.T) {
 				}
 				return nil
 			}
-			r := e.simDB(mariadb.ReaderUser, mariadb.ReaderPassword)
+			r := e.SimDB(mariadb.ReaderUser, mariadb.ReaderPassword)
 			for i := 0; i < 4; i++ { // one miss, three hits
 				if _, err := r.Exec("SELECT product_id FROM products"); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var fromTable, fromMetrics caches
-			e.ok("doris_cluster", "get_cache_status", map[string]any{"include_queues": true}).decode(t, &fromTable)
+			e.Ok("doris_cluster", "get_cache_status", map[string]any{"include_queues": true}).Decode(t, &fromTable)
 			if fromTable.Source != "information_schema" || ratio(fromTable) != 0.75 || len(fromTable.Queues) == 0 {
 				t.Fatalf("from information_schema: %+v", fromTable)
 			}
-			e.sim.Inject(sim.Fault{Match: "file_cache_statistics", ErrCode: 1051, ErrMsg: "errCode = 2, detailMessage = Unknown table 'file_cache_statistics'"})
-			cd := e.ok("doris_cluster", "get_cache_status", map[string]any{"include_queues": true}).decode(t, &fromMetrics)
+			e.Sim.Inject(sim.Fault{Match: "file_cache_statistics", ErrCode: 1051, ErrMsg: "errCode = 2, detailMessage = Unknown table 'file_cache_statistics'"})
+			cd := e.Ok("doris_cluster", "get_cache_status", map[string]any{"include_queues": true}).Decode(t, &fromMetrics)
 			if fromMetrics.Source != "be_metrics" || ratio(fromMetrics) != 0.75 || len(cd.Warnings) == 0 {
 				t.Fatalf("from BE metrics: %+v %v", fromMetrics, cd.Warnings)
 			}
-			e.ok("doris_cluster", "get_cache_status", map[string]any{"scope": "DataPage"}).decode(t, &fromMetrics)
+			e.Ok("doris_cluster", "get_cache_status", map[string]any{"scope": "DataPage"}).Decode(t, &fromMetrics)
 			if len(fromMetrics.Caches) != 1 || fromMetrics.Caches[0].Type != "DataPageCache" {
 				t.Fatalf("scope DataPage: %+v", fromMetrics.Caches)
 			}
@@ -469,7 +461,7 @@ func TestCacheStatusSources(t *testing.T) {
 }
 
 func TestMemoryAndMetricsChildren(t *testing.T) {
-	e := newEnv(t, asRoot(envOpts{profile: "4.0", noAudit: true}))
+	e := doristest.NewEnv(t, asRoot(doristest.EnvOpts{Profile: "4.0", NoAudit: true}))
 	var mem struct {
 		Nodes []struct {
 			Status   string           `json:"status"`
@@ -478,7 +470,7 @@ func TestMemoryAndMetricsChildren(t *testing.T) {
 			Trackers []map[string]any `json:"trackers"`
 		} `json:"nodes"`
 	}
-	e.ok("doris_cluster", "get_memory_stats", map[string]any{"detail": "top_consumers"}).decode(t, &mem)
+	e.Ok("doris_cluster", "get_memory_stats", map[string]any{"detail": "top_consumers"}).Decode(t, &mem)
 	if len(mem.Nodes) != 1 || mem.Nodes[0].Status != "success" || mem.Nodes[0].Used <= 0 || mem.Nodes[0].Limit != nil ||
 		len(mem.Nodes[0].Trackers) == 0 || len(mem.Nodes[0].Trackers) > 20 {
 		t.Fatalf("memory %+v", mem)
@@ -498,8 +490,8 @@ func TestMemoryAndMetricsChildren(t *testing.T) {
 			} `json:"metrics"`
 		} `json:"nodes"`
 	}
-	cd := e.ok("doris_cluster", "get_monitoring_metrics", map[string]any{"window": "1h",
-		"metric_names": []string{"doris_fe_query_total", "doris_be_query_scan_rows", "process_cpu_seconds_total"}}).decode(t, &m)
+	cd := e.Ok("doris_cluster", "get_monitoring_metrics", map[string]any{"window": "1h",
+		"metric_names": []string{"doris_fe_query_total", "doris_be_query_scan_rows", "process_cpu_seconds_total"}}).Decode(t, &m)
 	if len(m.Nodes) != 2 || len(cd.Warnings) != 2 {
 		t.Fatalf("nodes %+v warnings %v, want FE and BE and warnings for window and the unlisted metric", m, cd.Warnings)
 	}
@@ -509,12 +501,12 @@ func TestMemoryAndMetricsChildren(t *testing.T) {
 			t.Fatalf("%s metrics %+v, want only %s", n.Type, n.Metrics, want)
 		}
 	}
-	e.fail("doris_cluster", "get_monitoring_metrics", map[string]any{"node_ids": []string{"10.9.9.9:8040"}},
+	e.Fail("doris_cluster", "get_monitoring_metrics", map[string]any{"node_ids": []string{"10.9.9.9:8040"}},
 		"CHILD_ARGUMENTS_INVALID", "CLUSTER_NODE_NOT_FOUND")
 
 	// list_cluster_nodes attaches each node's own snapshot.
-	var nodes collectionOf
-	e.ok("doris_cluster", "list_cluster_nodes", map[string]any{"include_metrics": true}).decode(t, &nodes)
+	var nodes doristest.CollectionOf
+	e.Ok("doris_cluster", "list_cluster_nodes", map[string]any{"include_metrics": true}).Decode(t, &nodes)
 	for _, it := range nodes.Items {
 		mm, _ := it["metrics"].(map[string]any)
 		if it["node_type"] != "broker" && (mm == nil || mm["status"] != "success") {

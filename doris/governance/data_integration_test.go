@@ -1,4 +1,4 @@
-package doris_test
+package governance_test
 
 // doris_governance against the simulator, continued: column profiles,
 // storage, UDFs, auth mapping, planted secrets, the availability goldens
@@ -16,6 +16,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // columnProfile decodes analyze_columns.
@@ -44,19 +45,19 @@ type columnProfile struct {
 // COUNT(DISTINCT c) computed in MariaDB.
 func TestGovernanceAnalyzeColumns(t *testing.T) {
 	cols := []string{"email", "city", "segment", "lifetime_value", "phone"}
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, config: func(c *doris.Config) { c.Governance.MaxSampleRatio = 1 }})
-			rd := direct(t, e.sim.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
-			e.exec(rd, "ANALYZE TABLE demo.customers WITH SYNC")
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, Config: func(c *doris.Config) { c.Governance.MaxSampleRatio = 1 }})
+			rd := doristest.Direct(t, e.Sim.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "demo")
+			e.Exec(rd, "ANALYZE TABLE demo.customers WITH SYNC")
 			var prof columnProfile
-			cd := e.ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "customers", "columns": cols, "sample_ratio": 1}).decode(t, &prof)
+			cd := e.Ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "customers", "columns": cols, "sample_ratio": 1}).Decode(t, &prof)
 			if cd.Status != "success" || prof.Sample == nil || prof.Sample.Percent != 100 || len(prof.Columns) != len(cols) {
 				t.Fatalf("profile %s", cd.Data)
 			}
 			for i, c := range prof.Columns {
 				var rows, nulls, distinct int64
-				if err := e.rootDB().QueryRow(fmt.Sprintf("SELECT COUNT(*), COUNT(*) - COUNT(`%s`), COUNT(DISTINCT `%s`) FROM demo.customers", c.Name, c.Name)).
+				if err := e.RootDB().QueryRow(fmt.Sprintf("SELECT COUNT(*), COUNT(*) - COUNT(`%s`), COUNT(DISTINCT `%s`) FROM demo.customers", c.Name, c.Name)).
 					Scan(&rows, &nulls, &distinct); err != nil {
 					t.Fatal(err)
 				}
@@ -71,21 +72,21 @@ func TestGovernanceAnalyzeColumns(t *testing.T) {
 				}
 			}
 			// The ceiling: 0.9 asked, GOVERNANCE_MAX_SAMPLE_RATIO 0.25 applied.
-			e.cfg.Governance.MaxSampleRatio = 0.25
-			e.open()
-			cd = e.ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders", "columns": []string{"status"}, "sample_ratio": 0.9}).decode(t, &prof)
+			e.Cfg.Governance.MaxSampleRatio = 0.25
+			e.Open()
+			cd = e.Ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders", "columns": []string{"status"}, "sample_ratio": 0.9}).Decode(t, &prof)
 			if *prof.SampleRatio != 0.25 || prof.Sample.Percent != 25 || prof.Sample.Rows == 0 || prof.Sample.Rows >= 5000 || len(cd.Warnings) == 0 {
 				t.Fatalf("capped sample %s %v", cd.Data, cd.Warnings)
 			}
 			// No sample unless asked: no sample query runs at all.
 			prof = columnProfile{}
-			cd = e.ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders"}).decode(t, &prof)
+			cd = e.Ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders"}).Decode(t, &prof)
 			if prof.Sample != nil || prof.SampleRatio != nil || len(prof.Columns) != 14 || prof.Columns[0].NullCount != nil {
 				t.Fatalf("unsampled %s", cd.Data)
 			}
-			e.fail("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders", "columns": []string{"nosuch"}},
+			e.Fail("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders", "columns": []string{"nosuch"}},
 				"CHILD_ARGUMENTS_INVALID", "GOVERNANCE_COLUMN_NOT_FOUND")
-			e.fail("doris_governance", "analyze_columns", map[string]any{"database": "secret", "table": "salaries"},
+			e.Fail("doris_governance", "analyze_columns", map[string]any{"database": "secret", "table": "salaries"},
 				"CHILD_ARGUMENTS_INVALID", "GOVERNANCE_TABLE_NOT_FOUND")
 		})
 	}
@@ -94,9 +95,9 @@ func TestGovernanceAnalyzeColumns(t *testing.T) {
 // TestGovernanceTableStorage: layout from SHOW CREATE TABLE, statistics,
 // partitions and indexes; properties outside the allowlist are withheld.
 func TestGovernanceTableStorage(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
 			var d struct {
 				KeyModel     string           `json:"key_model"`
 				KeyColumns   []string         `json:"key_columns"`
@@ -109,10 +110,10 @@ func TestGovernanceTableStorage(t *testing.T) {
 				Partitions   []map[string]any `json:"partitions"`
 				Indexes      []map[string]any `json:"indexes"`
 			}
-			cd := e.ok("doris_governance", "analyze_table_storage", map[string]any{"database": "demo", "table": "orders",
-				"include_partitions": true, "include_indexes": true}).decode(t, &d)
+			cd := e.Ok("doris_governance", "analyze_table_storage", map[string]any{"database": "demo", "table": "orders",
+				"include_partitions": true, "include_indexes": true}).Decode(t, &d)
 			var rows int64
-			e.rootDB().QueryRow("SELECT COUNT(*) FROM demo.orders").Scan(&rows)
+			e.RootDB().QueryRow("SELECT COUNT(*) FROM demo.orders").Scan(&rows)
 			if d.KeyModel != "unique_key" || strings.Join(d.KeyColumns, ",") != "order_id" || d.Distribution != "HASH(order_id) BUCKETS 10" ||
 				d.Replication != "tag.location.default: 1" || d.Storage != "V2" || d.RowCount != rows || len(d.Partitions) != 1 {
 				t.Fatalf("storage %s", cd.Data)
@@ -131,34 +132,23 @@ func TestGovernanceTableStorage(t *testing.T) {
 	}
 }
 
-// udfItem decodes list_udfs.
-type udfItem struct {
-	Name       string         `json:"name"`
-	Scope      string         `json:"scope"`
-	Signature  string         `json:"signature"`
-	ReturnType string         `json:"return_type"`
-	Kind       string         `json:"kind"`
-	Language   string         `json:"language"`
-	Properties map[string]any `json:"properties"`
-}
-
 // TestGovernanceListUDFs: a UDF created through the simulator is reported
 // with its properties; its location loses user info and signature.
 func TestGovernanceListUDFs(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p})
-			name := "tax_rate_" + uniq(t)
-			w := e.writer()
-			e.exec(w, fmt.Sprintf(`CREATE FUNCTION demo.%s(DECIMAL(12,2), VARCHAR(2)) RETURNS DECIMAL(12,2) PROPERTIES ("file" = "https://deploy:PlantedUdfPw9@repo.example.com/udf/tax.jar?X-Amz-Signature=PlantedSig77", "symbol" = "com.example.udf.TaxRate", "type" = "JAVA_UDF", "always_nullable" = "false")`, name))
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			name := "tax_rate_" + doristest.Uniq(t)
+			w := e.Writer()
+			e.Exec(w, fmt.Sprintf(`CREATE FUNCTION demo.%s(DECIMAL(12,2), VARCHAR(2)) RETURNS DECIMAL(12,2) PROPERTIES ("file" = "https://deploy:PlantedUdfPw9@repo.example.com/udf/tax.jar?X-Amz-Signature=PlantedSig77", "symbol" = "com.example.udf.TaxRate", "type" = "JAVA_UDF", "always_nullable" = "false")`, name))
 			t.Cleanup(func() { w.Exec(fmt.Sprintf("DROP FUNCTION demo.%s(DECIMAL(12,2), VARCHAR(2))", name)) })
 			var c struct {
-				Items []udfItem `json:"items"`
+				Items []doristest.UdfItem `json:"items"`
 			}
-			ev := e.ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": "tax_rate_*"})
-			ev.decode(t, &c)
+			ev := e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": "tax_rate_*"})
+			ev.Decode(t, &c)
 			if len(c.Items) != 1 {
-				t.Fatalf("items %s", ev.raw)
+				t.Fatalf("items %s", ev.Raw)
 			}
 			it := c.Items[0]
 			if it.Name != name || it.Signature != name+"(DECIMAL(12,2), VARCHAR(2))" || it.ReturnType != "DECIMAL(12,2)" || it.Language != "java" ||
@@ -167,16 +157,16 @@ func TestGovernanceListUDFs(t *testing.T) {
 				t.Fatalf("udf %+v", it)
 			}
 			for _, secret := range []string{"PlantedUdfPw9", "PlantedSig77", "deploy:"} {
-				if strings.Contains(string(ev.raw), secret) {
-					t.Fatalf("%q leaked: %s", secret, ev.raw)
+				if strings.Contains(string(ev.Raw), secret) {
+					t.Fatalf("%q leaked: %s", secret, ev.Raw)
 				}
 			}
 			c.Items = nil
-			e.ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "python"}).decode(t, &c)
+			e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "python"}).Decode(t, &c)
 			if len(c.Items) != 0 {
 				t.Fatalf("language filter %+v", c.Items)
 			}
-			e.fail("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": "[x"}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_PATTERN_INVALID")
+			e.Fail("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": "[x"}, "CHILD_ARGUMENTS_INVALID", "GOVERNANCE_PATTERN_INVALID")
 		})
 	}
 }
@@ -186,28 +176,28 @@ func TestGovernanceListUDFs(t *testing.T) {
 // lineage status says why; the other children still answer.
 func TestGovernanceAuditLogUnreadable(t *testing.T) {
 	in := mariadb.SharedFor(t)
-	who := "gov_noaudit_" + uniq(t)
-	newAccount(t, in, who, "noauditpw", "SELECT ON demo.*", "SELECT ON `__doris_sim`.*")
-	e := newEnv(t, envOpts{user: who, password: "noauditpw", users: map[string]string{who: "noauditpw"}})
-	m := e.discover("doris_governance")
+	who := "gov_noaudit_" + doristest.Uniq(t)
+	doristest.NewAccount(t, in, who, "noauditpw", "SELECT ON demo.*", "SELECT ON `__doris_sim`.*")
+	e := doristest.NewEnv(t, doristest.EnvOpts{User: who, Password: "noauditpw", Users: map[string]string{who: "noauditpw"}})
+	m := e.Discover("doris_governance")
 	for _, child := range []string{"get_recent_audit_logs", "analyze_data_access_patterns", "trace_column_lineage"} {
-		a := m.availability(t, child).Availability
+		a := m.Availability(t, child).Availability
 		if a.Callable || a.ReasonCode != "CAPABILITY_PROBE_PERMISSION_DENIED" {
 			t.Fatalf("%s: %+v", child, a)
 		}
-		e.fail("doris_governance", child, argsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
+		e.Fail("doris_governance", child, doristest.ArgsFor(child), "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
 	}
 	var st struct {
 		ActivePath string         `json:"active_path"`
 		Reasons    []string       `json:"reasons"`
 		AuditLog   map[string]any `json:"audit_log"`
 	}
-	e.ok("doris_governance", "get_lineage_capability_status", map[string]any{}).decode(t, &st)
+	e.Ok("doris_governance", "get_lineage_capability_status", map[string]any{}).Decode(t, &st)
 	if st.ActivePath != "none" || st.AuditLog["readable"] != false || !strings.Contains(strings.Join(st.Reasons, " "), "AUDIT_LOG_UNREADABLE") {
 		t.Fatalf("lineage status %+v", st)
 	}
-	e.ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders"})
-	e.ok("doris_governance", "list_udfs", map[string]any{"database": "demo"})
+	e.Ok("doris_governance", "analyze_columns", map[string]any{"database": "demo", "table": "orders"})
+	e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo"})
 }
 
 // authStatus decodes get_auth_mapping_status.
@@ -233,18 +223,18 @@ type authStatus struct {
 // TestGovernanceAuthMapping: LDAP settings from fe.conf, roles created
 // through the simulator; the reader may not see FE configuration (ADMIN).
 func TestGovernanceAuthMapping(t *testing.T) {
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			o := rootOpts(p)
-			o.feConfig = map[string]string{"authentication_type": "ldap", "ldap_authentication_enabled": "true", "ldap_use_ssl": "true",
+			o := doristest.RootOpts(p)
+			o.FEConfig = map[string]string{"authentication_type": "ldap", "ldap_authentication_enabled": "true", "ldap_use_ssl": "true",
 				"ldap_default_roles": "analysts,readers"}
-			e := newEnv(t, o)
-			role := "auditors_" + uniq(t)
-			adm := direct(t, e.sim.Addr(), "root", mariadb.DefaultRootPassword, "demo")
-			e.exec(adm, "CREATE ROLE "+role, "GRANT '"+role+"' TO 'mcp_reader'@'%'")
+			e := doristest.NewEnv(t, o)
+			role := "auditors_" + doristest.Uniq(t)
+			adm := doristest.Direct(t, e.Sim.Addr(), "root", mariadb.DefaultRootPassword, "demo")
+			e.Exec(adm, "CREATE ROLE "+role, "GRANT '"+role+"' TO 'mcp_reader'@'%'")
 			t.Cleanup(func() { adm.Exec("DROP ROLE IF EXISTS " + role) })
 			var s authStatus
-			cd := e.ok("doris_governance", "get_auth_mapping_status", map[string]any{"provider": "ldap", "include_roles": true, "principal": "mcp_reader"}).decode(t, &s)
+			cd := e.Ok("doris_governance", "get_auth_mapping_status", map[string]any{"provider": "ldap", "include_roles": true, "principal": "mcp_reader"}).Decode(t, &s)
 			if deref(s.AuthenticationType) != "ldap" || s.LDAP.Enabled != true || s.LDAP.UseSSL != true || deref(s.LDAP.DefaultRoles) != "analysts,readers" ||
 				s.Ready == nil || !*s.Ready || s.RoleMappings.Available || cd.Status != "success" {
 				t.Fatalf("status %s", cd.Data)
@@ -259,13 +249,13 @@ func TestGovernanceAuthMapping(t *testing.T) {
 				t.Fatalf("role %s not reported with its member: %s", role, cd.Data)
 			}
 			s = authStatus{}
-			e.ok("doris_governance", "get_auth_mapping_status", map[string]any{}).decode(t, &s)
+			e.Ok("doris_governance", "get_auth_mapping_status", map[string]any{}).Decode(t, &s)
 			if s.RoleMappings.ReasonCode != "DORIS_VERSION_BELOW_4_1_2" || s.Roles != nil {
 				t.Fatalf("defaults %+v", s)
 			}
 			// The read-only account: SHOW FRONTEND CONFIG needs ADMIN.
-			r := newEnv(t, envOpts{profile: p})
-			r.fail("doris_governance", "get_auth_mapping_status", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
+			r := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			r.Fail("doris_governance", "get_auth_mapping_status", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
 		})
 	}
 }
@@ -276,17 +266,17 @@ func TestGovernanceAuthMapping(t *testing.T) {
 func TestGovernanceSecretsNeverLeave(t *testing.T) {
 	secrets := []string{"PlantedPw_A1", "AKIAPLANTED000000001", "PlantedSk_C3", "PlantedLiteral_D4", "PlantedInsert_E5",
 		"PlantedComment_F6", "PlantedBare_G7", "PlantedProp_H8", "PlantedLdap_I9", "PlantedAuth_J0", "PlantedUdf_K1", "PlantedSig_L2"}
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		t.Run(p, func(t *testing.T) {
-			o := rootOpts(p)
-			o.feConfig = map[string]string{"authentication_type": "ldap password=PlantedAuth_J0", "ldap_authentication_enabled": "true",
+			o := doristest.RootOpts(p)
+			o.FEConfig = map[string]string{"authentication_type": "ldap password=PlantedAuth_J0", "ldap_authentication_enabled": "true",
 				"ldap_default_roles": "readers,ldaps://cn=admin:PlantedLdap_I9@ldap.corp"}
-			root := newEnv(t, o)
-			reader := newEnv(t, envOpts{profile: p})
-			n := uniq(t)
+			root := doristest.NewEnv(t, o)
+			reader := doristest.NewEnv(t, doristest.EnvOpts{Profile: p})
+			n := doristest.Uniq(t)
 			tbl, src := "sec_t_"+n, "sec_src_"+n
-			w := root.writer()
-			root.exec(w, "CREATE TABLE demo."+src+" (id INT)", "INSERT INTO demo."+src+" VALUES (1), (2)",
+			w := root.Writer()
+			root.Exec(w, "CREATE TABLE demo."+src+" (id INT)", "INSERT INTO demo."+src+" VALUES (1), (2)",
 				"CREATE TABLE demo."+tbl+" (note VARCHAR(40), id INT)",
 				"INSERT INTO demo."+tbl+" (note, id) SELECT 'PlantedInsert_E5', id FROM demo."+src,
 				`ALTER TABLE demo.`+tbl+` SET ("s3.secret_key" = "PlantedProp_H8", "compression" = "ZSTD")`,
@@ -300,14 +290,14 @@ func TestGovernanceSecretsNeverLeave(t *testing.T) {
 			for _, failing := range []string{"CREATE USER 'leaky'@'%' IDENTIFIED BY 'PlantedPw_A1'",
 				`CREATE CATALOG s3c PROPERTIES ("type" = "hms", "s3.access_key" = "AKIAPLANTED000000001", "s3.secret_key" = "PlantedSk_C3")`,
 				"CREATE USER leaky2 IDENTIFIED BY PlantedBare_G7"} {
-				if _, err := w.ExecContext(root.ctx(), failing); err == nil {
+				if _, err := w.ExecContext(root.Ctx(), failing); err == nil {
 					t.Fatalf("%s: the writer may not do this, yet it worked", failing)
 				}
 			}
-			reader.query(map[string]any{"sql": "SELECT 'PlantedLiteral_D4' AS planted"})
-			root.syncAudit()
+			reader.Query(map[string]any{"sql": "SELECT 'PlantedLiteral_D4' AS planted"})
+			root.SyncAudit()
 			var recorded int
-			root.rootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE stmt LIKE '%Planted%' AND `time` >= NOW() - INTERVAL 10 MINUTE").Scan(&recorded)
+			root.RootDB().QueryRow("SELECT COUNT(*) FROM __internal_schema.audit_log WHERE stmt LIKE '%Planted%' AND `time` >= NOW() - INTERVAL 10 MINUTE").Scan(&recorded)
 			if recorded < 6 {
 				t.Fatalf("only %d planted statements reached the audit log: the test would prove little", recorded)
 			}
@@ -332,10 +322,10 @@ func TestGovernanceSecretsNeverLeave(t *testing.T) {
 				{"get_auth_mapping_status", map[string]any{"provider": "oidc", "principal": "mcp_reader"}},
 			}
 			var all strings.Builder
-			for _, e := range []*env{root, reader} {
+			for _, e := range []*doristest.Env{root, reader} {
 				for _, c := range calls {
-					ev := e.call("doris_governance", c.child, c.args)
-					all.Write(ev.raw)
+					ev := e.Call("doris_governance", c.child, c.args)
+					all.Write(ev.Raw)
 				}
 			}
 			out := all.String()
@@ -366,13 +356,13 @@ func TestGovernanceAvailabilityGoldens(t *testing.T) {
 		ActiveVariant string `json:"active_variant,omitempty"`
 	}
 	got := map[string]map[string]map[string]avail{}
-	for _, p := range profiles {
+	for _, p := range doristest.Profiles {
 		got[p] = map[string]map[string]avail{}
-		for _, o := range []envOpts{{profile: p}, rootOpts(p)} {
-			e := newEnv(t, o)
-			user := e.cfg.User
+		for _, o := range []doristest.EnvOpts{{Profile: p}, doristest.RootOpts(p)} {
+			e := doristest.NewEnv(t, o)
+			user := e.Cfg.User
 			got[p][user] = map[string]avail{}
-			for _, c := range e.discover("doris_governance").Children {
+			for _, c := range e.Discover("doris_governance").Children {
 				a := c.Availability
 				if a.ReasonCode == "HANDLER_NOT_BOUND" {
 					t.Fatalf("%s as %s: %s is not bound", p, user, c.Name)
@@ -383,8 +373,8 @@ func TestGovernanceAvailabilityGoldens(t *testing.T) {
 	}
 	b, _ := json.MarshalIndent(got, "", "  ")
 	b = append(b, '\n')
-	path := filepath.Join("..", "testdata", "golden", "governance-availability.json")
-	if *updateGoldens {
+	path := filepath.Join("..", "..", "testdata", "golden", "governance-availability.json")
+	if *doristest.UpdateGoldens {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -405,25 +395,25 @@ func TestGovernanceAvailabilityGoldens(t *testing.T) {
 // account's password in the history never shows.
 func TestGovernanceDemoFirstTry(t *testing.T) {
 	mariadb.Require(t)
-	in, err := mariadb.Start(context.Background(), mariadb.Options{Logger: quiet()})
+	in, err := mariadb.Start(context.Background(), mariadb.Options{Logger: doristest.Quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Stop() })
-	e := newEnv(t, envOpts{instance: in, profile: "3.0"})
-	if _, err := e.sim.SeedAuditHistory(e.ctx(), time.Now(), 14); err != nil {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Instance: in, Profile: "3.0"})
+	if _, err := e.Sim.SeedAuditHistory(e.Ctx(), time.Now(), 14); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sim.DemoActivity(e.ctx()); err != nil {
+	if err := e.Sim.DemoActivity(e.Ctx()); err != nil {
 		t.Fatal(err)
 	}
-	e.syncAudit()
+	e.SyncAudit()
 	var raw strings.Builder
-	answer := func(child string, args map[string]any, v any) childData {
+	answer := func(child string, args map[string]any, v any) doristest.ChildData {
 		t.Helper()
-		ev := e.ok("doris_governance", child, args)
-		raw.Write(ev.raw)
-		return ev.decode(t, v)
+		ev := e.Ok("doris_governance", child, args)
+		raw.Write(ev.Raw)
+		return ev.Decode(t, v)
 	}
 	var logs struct {
 		Items []auditItem `json:"items"`
@@ -470,7 +460,7 @@ func TestGovernanceDemoFirstTry(t *testing.T) {
 		t.Fatalf("storage %v", storage)
 	}
 	var udfs struct {
-		Items []udfItem `json:"items"`
+		Items []doristest.UdfItem `json:"items"`
 	}
 	answer("list_udfs", map[string]any{"database": "demo"}, &udfs)
 	if len(udfs.Items) != 1 || udfs.Items[0].Name != "mask_email" {
@@ -484,7 +474,7 @@ func TestGovernanceDemoFirstTry(t *testing.T) {
 	if !found {
 		t.Fatalf("the administrator's CREATE USER, sanitised: %+v", logs.Items)
 	}
-	e.fail("doris_governance", "get_auth_mapping_status", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
+	e.Fail("doris_governance", "get_auth_mapping_status", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "CAPABILITY_PROBE_PERMISSION_DENIED")
 	if strings.Contains(raw.String(), "Loader#2024!demo") {
 		t.Fatal("the service account's password in the audit history was shown")
 	}

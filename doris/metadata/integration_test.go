@@ -1,4 +1,4 @@
-package doris_test
+package metadata_test
 
 // The doris_catalog children against the simulator over real MariaDB:
 // every answer is checked against MariaDB's own information_schema, read
@@ -15,6 +15,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // bulkTables is how many plain tables the bulk database holds, enough for
@@ -51,10 +52,10 @@ func bulkDatabase(t testing.TB, in *mariadb.Instance) {
 }
 
 func TestListCatalogs(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	var c collectionOf
-	e.ok("doris_catalog", "list_catalogs", map[string]any{}).decode(t, &c)
-	got := c.names()
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	var c doristest.CollectionOf
+	e.Ok("doris_catalog", "list_catalogs", map[string]any{}).Decode(t, &c)
+	got := c.Names()
 	if !slices.Equal(got, []string{"hive", "internal"}) || c.NextCursor != nil || c.Truncated {
 		t.Fatalf("catalogs %v (next %v, truncated %v)", got, c.NextCursor, c.Truncated)
 	}
@@ -70,66 +71,51 @@ func TestListCatalogs(t *testing.T) {
 			}
 		}
 	}
-	e.ok("doris_catalog", "list_catalogs", map[string]any{"include_external": false}).decode(t, &c)
-	if got := c.names(); !slices.Equal(got, []string{"internal"}) {
+	e.Ok("doris_catalog", "list_catalogs", map[string]any{"include_external": false}).Decode(t, &c)
+	if got := c.Names(); !slices.Equal(got, []string{"internal"}) {
 		t.Fatalf("internal only: %v", got)
 	}
-	e.ok("doris_catalog", "list_catalogs", map[string]any{"pattern": "h*"}).decode(t, &c)
-	if got := c.names(); !slices.Equal(got, []string{"hive"}) {
+	e.Ok("doris_catalog", "list_catalogs", map[string]any{"pattern": "h*"}).Decode(t, &c)
+	if got := c.Names(); !slices.Equal(got, []string{"hive"}) {
 		t.Fatalf("pattern h*: %v", got)
 	}
-	e.fail("doris_catalog", "list_catalogs", map[string]any{"pattern": "[unclosed"}, "CHILD_ARGUMENTS_INVALID", "CATALOG_PATTERN_INVALID")
-}
-
-// collectionOf is the data of a Collection child.
-type collectionOf struct {
-	Items      []map[string]any `json:"items"`
-	NextCursor *string          `json:"next_cursor"`
-	Truncated  bool             `json:"truncated"`
-}
-
-func (c collectionOf) names() []string {
-	var out []string
-	for _, it := range c.Items {
-		out = append(out, it["name"].(string))
-	}
-	return out
+	e.Fail("doris_catalog", "list_catalogs", map[string]any{"pattern": "[unclosed"}, "CHILD_ARGUMENTS_INVALID", "CATALOG_PATTERN_INVALID")
 }
 
 func TestListDatabases(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	bulkDatabase(t, e.db)
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	bulkDatabase(t, e.DB)
 	// Ground truth: what MariaDB shows the same account, less the
 	// simulator's own schema.
-	reader := direct(t, e.db.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "")
+	reader := doristest.Direct(t, e.DB.Addr(), mariadb.ReaderUser, mariadb.ReaderPassword, "")
 	var want []string
-	for _, d := range strings1(t, reader, "SHOW DATABASES") {
+	for _, d := range doristest.Strings(t, reader, "SHOW DATABASES") {
 		if d != mariadb.SimSchema {
 			want = append(want, d)
 		}
 	}
 	slices.SortFunc(want, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
-	var c collectionOf
-	e.ok("doris_catalog", "list_databases", map[string]any{}).decode(t, &c)
-	if got := c.names(); !slices.Equal(got, want) {
+	var c doristest.CollectionOf
+	e.Ok("doris_catalog", "list_databases", map[string]any{}).Decode(t, &c)
+	if got := c.Names(); !slices.Equal(got, want) {
 		t.Fatalf("databases %v, MariaDB shows the reader %v", got, want)
 	}
-	if slices.Contains(c.names(), mariadb.SecretDatabase) {
+	if slices.Contains(c.Names(), mariadb.SecretDatabase) {
 		t.Fatal("the reader must not see the secret database")
 	}
-	e.ok("doris_catalog", "list_databases", map[string]any{"catalog": "internal", "pattern": "de*"}).decode(t, &c)
+	e.Ok("doris_catalog", "list_databases", map[string]any{"catalog": "internal", "pattern": "de*"}).Decode(t, &c)
 	if len(c.Items) != 1 || c.Items[0]["name"] != "demo" || c.Items[0]["catalog"] != "internal" {
 		t.Fatalf("internal de*: %v", c.Items)
 	}
 	// The simulated hive catalog's metastore never answers.
-	e.fail("doris_catalog", "list_databases", map[string]any{"catalog": "hive"}, "CHILD_EXECUTION_FAILED", "")
-	e.fail("doris_catalog", "list_databases", map[string]any{"catalog": "nope"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
-	e.fail("doris_catalog", "list_databases", map[string]any{"catalog": "in`ternal"}, "CHILD_ARGUMENTS_INVALID", "CATALOG_IDENTIFIER_INVALID")
+	e.Fail("doris_catalog", "list_databases", map[string]any{"catalog": "hive"}, "CHILD_EXECUTION_FAILED", "")
+	e.Fail("doris_catalog", "list_databases", map[string]any{"catalog": "nope"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
+	e.Fail("doris_catalog", "list_databases", map[string]any{"catalog": "in`ternal"}, "CHILD_ARGUMENTS_INVALID", "CATALOG_IDENTIFIER_INVALID")
 }
 
 func TestListTablesMatchesMariaDB(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	rows, err := e.rootDB().Query("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.tables WHERE TABLE_SCHEMA = 'demo'")
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	rows, err := e.RootDB().Query("SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.tables WHERE TABLE_SCHEMA = 'demo'")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +133,8 @@ func TestListTablesMatchesMariaDB(t *testing.T) {
 	}
 	rows.Close()
 	slices.SortFunc(want, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
-	var c collectionOf
-	e.ok("doris_catalog", "list_tables", map[string]any{"database": "demo"}).decode(t, &c)
+	var c doristest.CollectionOf
+	e.Ok("doris_catalog", "list_tables", map[string]any{"database": "demo"}).Decode(t, &c)
 	var got []string
 	for _, it := range c.Items {
 		got = append(got, it["name"].(string)+":"+it["type"].(string))
@@ -159,76 +145,76 @@ func TestListTablesMatchesMariaDB(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("list_tables %v, MariaDB has %v", got, want)
 	}
-	e.ok("doris_catalog", "list_tables", map[string]any{"database": "demo", "types": []string{"view"}}).decode(t, &c)
-	if got := c.names(); !slices.Equal(got, []string{"v_daily_sales"}) {
+	e.Ok("doris_catalog", "list_tables", map[string]any{"database": "demo", "types": []string{"view"}}).Decode(t, &c)
+	if got := c.Names(); !slices.Equal(got, []string{"v_daily_sales"}) {
 		t.Fatalf("views %v", got)
 	}
-	e.ok("doris_catalog", "list_tables", map[string]any{"database": "demo", "catalog": "internal", "pattern": "order*"}).decode(t, &c)
-	if got := c.names(); !slices.Equal(got, []string{"order_items", "orders"}) {
+	e.Ok("doris_catalog", "list_tables", map[string]any{"database": "demo", "catalog": "internal", "pattern": "order*"}).Decode(t, &c)
+	if got := c.Names(); !slices.Equal(got, []string{"order_items", "orders"}) {
 		t.Fatalf("order*: %v", got)
 	}
 	// A database the account may not see and one that does not exist get
 	// the same answer (the server does not disclose which), never the
 	// backend's text.
 	for _, db := range []string{"nope", "secret"} {
-		ev := e.fail("doris_catalog", "list_tables", map[string]any{"database": db}, "CHILD_EXECUTION_FAILED", "CATALOG_PERMISSION_DENIED")
+		ev := e.Fail("doris_catalog", "list_tables", map[string]any{"database": db}, "CHILD_EXECUTION_FAILED", "CATALOG_PERMISSION_DENIED")
 		if ev.Error.Retryable || ev.Error.Details.StatusCode != 403 || strings.Contains(ev.Error.Message, db) {
-			t.Fatalf("%s: %s", db, ev.raw)
+			t.Fatalf("%s: %s", db, ev.Raw)
 		}
 	}
 	for _, bad := range []string{"de`mo", "demo'", `de"mo`, "de\\mo", "de\nmo"} {
-		e.fail("doris_catalog", "list_tables", map[string]any{"database": bad}, "CHILD_ARGUMENTS_INVALID", "CATALOG_IDENTIFIER_INVALID")
+		e.Fail("doris_catalog", "list_tables", map[string]any{"database": bad}, "CHILD_ARGUMENTS_INVALID", "CATALOG_IDENTIFIER_INVALID")
 	}
 }
 
 func TestListTablesPaging(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	bulkDatabase(t, e.db)
-	want := strings1(t, e.rootDB(), "SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 'bulk'")
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	bulkDatabase(t, e.DB)
+	want := doristest.Strings(t, e.RootDB(), "SELECT TABLE_NAME FROM information_schema.tables WHERE TABLE_SCHEMA = 'bulk'")
 	slices.SortFunc(want, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
 	if len(want) <= 100 {
 		t.Fatalf("fixture has %d tables", len(want))
 	}
 	args := map[string]any{"database": "bulk"}
-	var p1, p2 collectionOf
-	e.ok("doris_catalog", "list_tables", args).decode(t, &p1)
+	var p1, p2 doristest.CollectionOf
+	e.Ok("doris_catalog", "list_tables", args).Decode(t, &p1)
 	if len(p1.Items) != 100 || p1.NextCursor == nil || p1.Truncated {
 		t.Fatalf("page 1: %d items, next %v", len(p1.Items), p1.NextCursor)
 	}
 	cursor := *p1.NextCursor
-	e.ok("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor}).decode(t, &p2)
+	e.Ok("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor}).Decode(t, &p2)
 	if p2.NextCursor != nil || len(p2.Items) != len(want)-100 {
 		t.Fatalf("page 2: %d items, next %v", len(p2.Items), p2.NextCursor)
 	}
-	if got := append(p1.names(), p2.names()...); !slices.Equal(got, want) {
+	if got := append(p1.Names(), p2.Names()...); !slices.Equal(got, want) {
 		t.Fatalf("pages %v\nMariaDB %v", got, want)
 	}
 	// The same cursor again is fine (it is a position, not a one-time token).
-	e.ok("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor})
+	e.Ok("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor})
 
 	// Tampered: one character of the signature changed.
 	tampered := []byte(cursor)
 	i := len(tampered) - 3
 	tampered[i] = map[bool]byte{true: 'A', false: 'B'}[tampered[i] != 'A']
-	ev := e.fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": string(tampered)},
+	ev := e.Fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": string(tampered)},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_PAGE_CURSOR_INVALID")
 	if ev.Error.Retryable {
 		t.Fatal("a bad cursor is not retryable")
 	}
 	// Bound to the other arguments: a cursor for "bulk" does not page a pattern.
-	e.fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "pattern": "t_*", "page": cursor},
+	e.Fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "pattern": "t_*", "page": cursor},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_PAGE_CURSOR_INVALID")
 	// Bound to the child: list_databases does not take list_tables' cursors
 	// (its schema has no page at all), and a garbage string is refused.
-	e.fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": "mcp-h1.e30.AAAA"},
+	e.Fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": "mcp-h1.e30.AAAA"},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_PAGE_CURSOR_INVALID")
 
 	// Stale: the list changes between pages.
-	if err := e.db.Exec(context.Background(), "CREATE TABLE bulk.a_new_table (id INT)"); err != nil {
+	if err := e.DB.Exec(context.Background(), "CREATE TABLE bulk.a_new_table (id INT)"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.db.Exec(context.Background(), "DROP TABLE IF EXISTS bulk.a_new_table") })
-	e.fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor},
+	t.Cleanup(func() { e.DB.Exec(context.Background(), "DROP TABLE IF EXISTS bulk.a_new_table") })
+	e.Fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "page": cursor},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_PAGE_CURSOR_STALE")
 }
 
@@ -264,19 +250,19 @@ func dorisTypeOf(columnType string) string {
 }
 
 func TestGetTableContextMatchesMariaDB(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	for _, table := range []string{"orders", "customers", "products", "order_items", "v_daily_sales"} {
 		t.Run(table, func(t *testing.T) {
-			ev := e.ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": table})
+			ev := e.Ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": table})
 			var data map[string]struct {
 				Status     string          `json:"status"`
 				Data       json.RawMessage `json:"data"`
 				Source     string          `json:"source"`
 				ReasonCode string          `json:"reason_code"`
 			}
-			cd := ev.decode(t, &data)
+			cd := ev.Decode(t, &data)
 			if cd.Status != "success" || len(data) != 4 {
-				t.Fatalf("status %s, sections %d: %s", cd.Status, len(data), ev.raw)
+				t.Fatalf("status %s, sections %d: %s", cd.Status, len(data), ev.Raw)
 			}
 			for name, s := range data {
 				if s.Status != "success" {
@@ -287,7 +273,7 @@ func TestGetTableContextMatchesMariaDB(t *testing.T) {
 				t.Fatalf("evidence %v", cd.Evidence)
 			}
 			// schema and comments against information_schema.columns
-			rows, err := e.rootDB().Query(`SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY, COLUMN_COMMENT
+			rows, err := e.RootDB().Query(`SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY, COLUMN_COMMENT
 				FROM information_schema.columns WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, table)
 			if err != nil {
 				t.Fatal(err)
@@ -337,7 +323,7 @@ func TestGetTableContextMatchesMariaDB(t *testing.T) {
 			// table comment and basic facts against information_schema.tables
 			var tc, typ string
 			var rowsN, dataLen, idxLen int64
-			if err := e.rootDB().QueryRow(`SELECT TABLE_COMMENT, TABLE_TYPE, COALESCE(TABLE_ROWS, -1), COALESCE(DATA_LENGTH, -1), COALESCE(INDEX_LENGTH, -1)
+			if err := e.RootDB().QueryRow(`SELECT TABLE_COMMENT, TABLE_TYPE, COALESCE(TABLE_ROWS, -1), COALESCE(DATA_LENGTH, -1), COALESCE(INDEX_LENGTH, -1)
 				FROM information_schema.tables WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ?`, table).Scan(&tc, &typ, &rowsN, &dataLen, &idxLen); err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +344,7 @@ func TestGetTableContextMatchesMariaDB(t *testing.T) {
 				Indexes []map[string]any `json:"indexes"`
 			}
 			json.Unmarshal(data["indexes"].Data, &idx)
-			wantIdx := strings1(t, e.rootDB(), `SELECT CONCAT(INDEX_NAME, '.', COLUMN_NAME) FROM information_schema.statistics
+			wantIdx := doristest.Strings(t, e.RootDB(), `SELECT CONCAT(INDEX_NAME, '.', COLUMN_NAME) FROM information_schema.statistics
 				WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ? AND NON_UNIQUE = 1 ORDER BY INDEX_NAME, SEQ_IN_INDEX`, table)
 			var gotIdx []string
 			for _, ix := range idx.Indexes {
@@ -374,45 +360,45 @@ func TestGetTableContextMatchesMariaDB(t *testing.T) {
 }
 
 func TestGetTableContextSections(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	type sections map[string]struct {
 		Status     string `json:"status"`
 		ReasonCode string `json:"reason_code"`
 	}
 	// Only what is asked for (schema is always there).
 	var s sections
-	cd := e.ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "products",
-		"sections": []string{"comments"}}).decode(t, &s)
+	cd := e.Ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "products",
+		"sections": []string{"comments"}}).Decode(t, &s)
 	if cd.Status != "success" || len(s) != 2 || s["schema"].Status != "success" || s["comments"].Status != "success" {
 		t.Fatalf("schema+comments: %s %v", cd.Status, s)
 	}
 	// An optional section Doris cannot answer makes the result partial,
 	// with the section's reason, and never fails the call.
-	e.sim.Inject(sim.Fault{Match: "SHOW INDEX", ErrCode: 1105,
+	e.Sim.Inject(sim.Fault{Match: "SHOW INDEX", ErrCode: 1105,
 		ErrMsg: "errCode = 2, detailMessage = Permission denied: secret backend detail 10.1.2.3"})
-	defer e.sim.ClearFaults()
-	ev := e.ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "products"})
-	cd = ev.decode(t, &s)
+	defer e.Sim.ClearFaults()
+	ev := e.Ok("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "products"})
+	cd = ev.Decode(t, &s)
 	if cd.Status != "partial" || s["indexes"].Status != "unavailable" || s["indexes"].ReasonCode != "CATALOG_PERMISSION_DENIED" ||
 		s["schema"].Status != "success" || s["basic"].Status != "success" {
-		t.Fatalf("partial: %s", ev.raw)
+		t.Fatalf("partial: %s", ev.Raw)
 	}
-	if len(cd.Warnings) != 1 || !strings.Contains(cd.Warnings[0], "indexes") || strings.Contains(string(ev.raw), "10.1.2.3") {
-		t.Fatalf("warnings %v / raw %s", cd.Warnings, ev.raw)
+	if len(cd.Warnings) != 1 || !strings.Contains(cd.Warnings[0], "indexes") || strings.Contains(string(ev.Raw), "10.1.2.3") {
+		t.Fatalf("warnings %v / raw %s", cd.Warnings, ev.Raw)
 	}
-	e.sim.ClearFaults()
+	e.Sim.ClearFaults()
 	// The schema is required: no schema, no context.
-	e.fail("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "nope"},
+	e.Fail("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "nope"},
 		"CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
-	e.fail("doris_catalog", "get_table_context", map[string]any{"database": "secret", "table": "salaries"},
+	e.Fail("doris_catalog", "get_table_context", map[string]any{"database": "secret", "table": "salaries"},
 		"CHILD_EXECUTION_FAILED", "")
-	e.fail("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "orders`; DROP TABLE x; --"},
+	e.Fail("doris_catalog", "get_table_context", map[string]any{"database": "demo", "table": "orders`; DROP TABLE x; --"},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_IDENTIFIER_INVALID")
 }
 
 func TestGetTableSize(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	bulkDatabase(t, e.db)
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	bulkDatabase(t, e.DB)
 	type part struct {
 		Name    string `json:"name"`
 		Ordinal *int64 `json:"ordinal_position"`
@@ -429,9 +415,9 @@ func TestGetTableSize(t *testing.T) {
 		Partitions []part `json:"partitions"`
 	}
 	for _, table := range []string{"orders", "customers"} {
-		e.ok("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": table}).decode(t, &size)
+		e.Ok("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": table}).Decode(t, &size)
 		var rowsN, dataLen, idxLen int64
-		if err := e.rootDB().QueryRow(`SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.tables
+		if err := e.RootDB().QueryRow(`SELECT TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH FROM information_schema.tables
 			WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ?`, table).Scan(&rowsN, &dataLen, &idxLen); err != nil {
 			t.Fatal(err)
 		}
@@ -442,15 +428,15 @@ func TestGetTableSize(t *testing.T) {
 	}
 	// An unpartitioned table has no partitions (MariaDB lists it with a
 	// NULL partition, which is not a partition).
-	ev := e.ok("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": "orders", "include_partitions": true})
-	ev.decode(t, &size)
+	ev := e.Ok("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": "orders", "include_partitions": true})
+	ev.Decode(t, &size)
 	if size.Partitions == nil || len(size.Partitions) != 0 {
 		t.Fatalf("orders partitions %+v", size.Partitions)
 	}
 	// A partitioned table: every partition, in order, with MariaDB's figures.
-	ev = e.ok("doris_catalog", "get_table_size", map[string]any{"database": "bulk", "table": "events", "include_partitions": true})
-	cd := ev.decode(t, &size)
-	rows, err := e.rootDB().Query(`SELECT PARTITION_NAME, PARTITION_ORDINAL_POSITION, TABLE_ROWS, DATA_LENGTH FROM information_schema.partitions
+	ev = e.Ok("doris_catalog", "get_table_size", map[string]any{"database": "bulk", "table": "events", "include_partitions": true})
+	cd := ev.Decode(t, &size)
+	rows, err := e.RootDB().Query(`SELECT PARTITION_NAME, PARTITION_ORDINAL_POSITION, TABLE_ROWS, DATA_LENGTH FROM information_schema.partitions
 		WHERE TABLE_SCHEMA = 'bulk' AND TABLE_NAME = 'events' ORDER BY PARTITION_ORDINAL_POSITION`)
 	if err != nil {
 		t.Fatal(err)
@@ -466,7 +452,7 @@ func TestGetTableSize(t *testing.T) {
 	}
 	rows.Close()
 	if cd.Status != "success" || len(size.Partitions) != 4 || len(want) != 4 {
-		t.Fatalf("events: %s", ev.raw)
+		t.Fatalf("events: %s", ev.Raw)
 	}
 	for i, p := range size.Partitions {
 		w := want[i]
@@ -475,16 +461,16 @@ func TestGetTableSize(t *testing.T) {
 		}
 	}
 	// Partition statistics Doris cannot read: partial, table totals kept.
-	e.sim.Inject(sim.Fault{Match: "information_schema.partitions", ErrCode: 1105, ErrMsg: "errCode = 2, detailMessage = boom"})
-	defer e.sim.ClearFaults()
-	ev = e.ok("doris_catalog", "get_table_size", map[string]any{"database": "bulk", "table": "events", "include_partitions": true})
+	e.Sim.Inject(sim.Fault{Match: "information_schema.partitions", ErrCode: 1105, ErrMsg: "errCode = 2, detailMessage = boom"})
+	defer e.Sim.ClearFaults()
+	ev = e.Ok("doris_catalog", "get_table_size", map[string]any{"database": "bulk", "table": "events", "include_partitions": true})
 	size.Partitions = nil
-	cd = ev.decode(t, &size)
-	if cd.Status != "partial" || size.RowCount == nil || len(cd.Warnings) != 1 || strings.Contains(string(ev.raw), "boom") {
-		t.Fatalf("partial size: %s", ev.raw)
+	cd = ev.Decode(t, &size)
+	if cd.Status != "partial" || size.RowCount == nil || len(cd.Warnings) != 1 || strings.Contains(string(ev.Raw), "boom") {
+		t.Fatalf("partial size: %s", ev.Raw)
 	}
-	e.sim.ClearFaults()
-	e.fail("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": "nope"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
+	e.Sim.ClearFaults()
+	e.Fail("doris_catalog", "get_table_size", map[string]any{"database": "demo", "table": "nope"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
 	// The reader cannot see secret.salaries: not found, not a leak.
-	e.fail("doris_catalog", "get_table_size", map[string]any{"database": "secret", "table": "salaries"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
+	e.Fail("doris_catalog", "get_table_size", map[string]any{"database": "secret", "table": "salaries"}, "CHILD_EXECUTION_FAILED", "CATALOG_OBJECT_NOT_FOUND")
 }

@@ -1,4 +1,4 @@
-package doris_test
+package semantic_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 	"github.com/doris-mcp/doris-mcp-server/doris/ossie"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
@@ -21,7 +22,7 @@ import (
 // the demo schema. Expectations come from the model file itself and from
 // MariaDB, never from what the server answered.
 
-const demoOssie = "../testdata/semantic/ossie"
+const demoOssie = "../../testdata/semantic/ossie"
 
 // withOssie enables Ossie on the demo model, or on dir when given.
 func withOssie(t testing.TB, dir string) func(*doris.Config) {
@@ -75,26 +76,7 @@ func readDemo(t testing.TB) demoFile {
 	return f
 }
 
-type modelItem struct {
-	ModelRef        string   `json:"model_ref"`
-	Name            string   `json:"name"`
-	Namespace       string   `json:"namespace"`
-	Tags            []string `json:"tags"`
-	Datasets        int      `json:"datasets"`
-	VisibleDatasets int      `json:"visible_datasets"`
-	MappingStatus   string   `json:"mapping_status"`
-}
-
-func (e *env) models(args map[string]any) []modelItem {
-	e.t.Helper()
-	var c struct {
-		Items []modelItem `json:"items"`
-	}
-	e.ok("doris_semantic", "list_semantic_models", args).decode(e.t, &c)
-	return c.Items
-}
-
-func refs(items []modelItem) string {
+func refs(items []doristest.ModelItem) string {
 	var out []string
 	for _, it := range items {
 		out = append(out, it.ModelRef)
@@ -103,8 +85,8 @@ func refs(items []modelItem) string {
 }
 
 func TestOssieListAndFilters(t *testing.T) {
-	e := newEnv(t, envOpts{config: withOssie(t, "")})
-	all := e.models(map[string]any{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: withOssie(t, "")})
+	all := e.Models(map[string]any{})
 	if got := refs(all); got != "retail/products,retail/sales" {
 		t.Fatalf("models %s, want retail/products,retail/sales", got)
 	}
@@ -123,18 +105,18 @@ func TestOssieListAndFilters(t *testing.T) {
 		{map[string]any{"pattern": "*catalog", "tag": "demo"}, "retail/products"},
 		{map[string]any{"pattern": "sales"}, ""},
 	} {
-		if got := refs(e.models(tt.args)); got != tt.want {
+		if got := refs(e.Models(tt.args)); got != tt.want {
 			t.Errorf("list_semantic_models(%v) = %q, want %q", tt.args, got, tt.want)
 		}
 	}
-	e.fail("doris_semantic", "list_semantic_models", map[string]any{"pattern": "[x"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_PATTERN_INVALID")
+	e.Fail("doris_semantic", "list_semantic_models", map[string]any{"pattern": "[x"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_PATTERN_INVALID")
 }
 
 // TestOssieSummaryMatchesTheFile: the summary holds exactly the file's
 // datasets, fields, metrics and relationships, and the bindings name the
 // manifest's Doris tables.
 func TestOssieSummaryMatchesTheFile(t *testing.T) {
-	e := newEnv(t, envOpts{config: withOssie(t, "")})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: withOssie(t, "")})
 	file := readDemo(t).SemanticModel[0]
 	var sum struct {
 		Name     string `json:"name"`
@@ -155,7 +137,7 @@ func TestOssieSummaryMatchesTheFile(t *testing.T) {
 			Dataset, Catalog, Database, Object, Kind, Status string
 		} `json:"bindings"`
 	}
-	cd := e.ok("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales", "include_bindings": true}).decode(t, &sum)
+	cd := e.Ok("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales", "include_bindings": true}).Decode(t, &sum)
 	if cd.Status != "success" || sum.Name != file.Name || len(sum.Omitted) != 0 {
 		t.Fatalf("summary %s status %s omitted %v", sum.Name, cd.Status, sum.Omitted)
 	}
@@ -207,14 +189,14 @@ func TestOssieSummaryMatchesTheFile(t *testing.T) {
 			t.Errorf("binding %+v: want internal.demo.%s, a ready table", b, b.Dataset)
 		}
 	}
-	e.fail("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sale"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_MODEL_NOT_FOUND")
-	e.fail("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales+x"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_MODEL_NOT_FOUND")
+	e.Fail("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sale"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_MODEL_NOT_FOUND")
+	e.Fail("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales+x"}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_MODEL_NOT_FOUND")
 }
 
 // TestOssieMappingMatchesLiveSchema: every demo binding is ready, and the
 // physical columns of its fields are the table's columns in MariaDB.
 func TestOssieMappingMatchesLiveSchema(t *testing.T) {
-	e := newEnv(t, envOpts{config: withOssie(t, "")})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: withOssie(t, "")})
 	var st struct {
 		Ready    bool `json:"ready"`
 		Bindings []struct {
@@ -223,7 +205,7 @@ func TestOssieMappingMatchesLiveSchema(t *testing.T) {
 			Unchecked               []string `json:"unchecked_fields"`
 		} `json:"bindings"`
 	}
-	e.ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales"}).decode(t, &st)
+	e.Ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales"}).Decode(t, &st)
 	if !st.Ready || len(st.Bindings) != 4 {
 		t.Fatalf("mapping %+v", st)
 	}
@@ -236,12 +218,12 @@ func TestOssieMappingMatchesLiveSchema(t *testing.T) {
 		t.Errorf("orders: unchecked fields %v, want the computed net_amount", b.Unchecked)
 	}
 	// The fields the server found are columns MariaDB has.
-	reg, err := ossie.Load(e.cfg.Ossie)
+	reg, err := ossie.Load(e.Cfg.Ossie)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range reg.Get("retail/sales").Datasets {
-		rows, err := e.db.Root().QueryContext(context.Background(),
+		rows, err := e.DB.Root().QueryContext(context.Background(),
 			"SELECT COLUMN_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ?", d.Binding.Object)
 		if err != nil {
 			t.Fatal(err)
@@ -259,12 +241,12 @@ func TestOssieMappingMatchesLiveSchema(t *testing.T) {
 			}
 		}
 	}
-	e.fail("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales", "datasource": "shipments"},
+	e.Fail("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales", "datasource": "shipments"},
 		"CHILD_ARGUMENTS_INVALID", "SEMANTIC_DATASOURCE_NOT_FOUND")
 	var one struct {
 		Bindings []struct{ Dataset string } `json:"bindings"`
 	}
-	e.ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales", "datasource": "products"}).decode(t, &one)
+	e.Ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales", "datasource": "products"}).Decode(t, &one)
 	if len(one.Bindings) != 1 || one.Bindings[0].Dataset != "products" {
 		t.Errorf("datasource products: %+v", one.Bindings)
 	}
@@ -310,7 +292,7 @@ func TestOssieBrokenBindings(t *testing.T) {
 	t.Cleanup(func() {
 		in.Exec(context.Background(), "REVOKE SELECT ON semantic_fixture.* FROM '"+mariadb.ReaderUser+"'@'%'", "DROP DATABASE IF EXISTS semantic_fixture")
 	})
-	e := newEnv(t, envOpts{config: withOssie(t, dir)})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: withOssie(t, dir)})
 	var st struct {
 		Ready    bool `json:"ready"`
 		Bindings []struct {
@@ -321,7 +303,7 @@ func TestOssieBrokenBindings(t *testing.T) {
 			Conflicts       []string `json:"type_conflicts"`
 		} `json:"bindings"`
 	}
-	e.ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "test/broken"}).decode(t, &st)
+	e.Ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "test/broken"}).Decode(t, &st)
 	want := map[string][2]string{
 		"gone": {"not_visible", "SEMANTIC_OBJECT_NOT_VISIBLE"}, "short": {"columns_missing", "SEMANTIC_COLUMNS_MISSING"},
 		"mistyped": {"type_conflict", "SEMANTIC_TYPE_CONFLICT"}, "daily": {"kind_mismatch", "SEMANTIC_OBJECT_KIND_MISMATCH"},
@@ -350,12 +332,12 @@ func TestOssieBrokenBindings(t *testing.T) {
 // narrowEnv is the demo model seen by an identity with a Doris account of
 // its own that may SELECT customers and products only, and may INSERT
 // into order_items (so order_items is listed but not selectable).
-func narrowEnv(t *testing.T) (*env, auth.Identity) {
+func narrowEnv(t *testing.T) (*doristest.Env, auth.Identity) {
 	t.Helper()
-	newAccount(t, mariadb.SharedFor(t), "sem_narrow", "sem-narrow-pw-1",
+	doristest.NewAccount(t, mariadb.SharedFor(t), "sem_narrow", "sem-narrow-pw-1",
 		"SELECT ON demo.customers", "SELECT ON demo.products", "INSERT ON demo.order_items",
 		"SELECT ON __internal_schema.*", "SELECT ON __doris_sim.*")
-	e := newEnv(t, envOpts{noFEHTTP: true, users: map[string]string{"sem_narrow": "sem-narrow-pw-1"}, config: withOssie(t, "")})
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoFEHTTP: true, Users: map[string]string{"sem_narrow": "sem-narrow-pw-1"}, Config: withOssie(t, "")})
 	return e, auth.Identity{Method: "test", Subject: "narrow", Route: "person:sem_narrow",
 		Credential: &auth.Credential{User: "sem_narrow", Password: "sem-narrow-pw-1"}}
 }
@@ -366,11 +348,11 @@ func narrowEnv(t *testing.T) (*env, auth.Identity) {
 // which may read everything, sees it all.
 func TestOssieCallerWithoutSelect(t *testing.T) {
 	e, narrow := narrowEnv(t)
-	if s := e.models(map[string]any{})[1]; s.VisibleDatasets != 4 {
+	if s := e.Models(map[string]any{})[1]; s.VisibleDatasets != 4 {
 		t.Fatalf("the global route sees %d datasets of retail/sales, want 4", s.VisibleDatasets)
 	}
-	e.id = narrow
-	items := e.models(map[string]any{})
+	e.ID = narrow
+	items := e.Models(map[string]any{})
 	if len(items) != 2 || items[1].ModelRef != "retail/sales" || items[1].VisibleDatasets != 2 || items[1].MappingStatus != "partial" {
 		t.Fatalf("the narrow caller's models %+v", items)
 	}
@@ -380,7 +362,7 @@ func TestOssieCallerWithoutSelect(t *testing.T) {
 		Relationships []struct{ Name string } `json:"relationships"`
 		Omitted       []string                `json:"omitted"`
 	}
-	cd := e.ok("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales"}).decode(t, &sum)
+	cd := e.Ok("doris_semantic", "get_semantic_model_summary", map[string]any{"model_ref": "retail/sales"}).Decode(t, &sum)
 	var names []string
 	for _, d := range sum.Datasets {
 		names = append(names, d.Name)
@@ -400,7 +382,7 @@ func TestOssieCallerWithoutSelect(t *testing.T) {
 			Object          *string `json:"object"`
 		} `json:"bindings"`
 	}
-	e.ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales"}).decode(t, &st)
+	e.Ok("doris_semantic", "get_semantic_mapping_status", map[string]any{"model_ref": "retail/sales"}).Decode(t, &st)
 	want := map[string]string{"orders": "not_visible", "order_items": "permission_denied", "customers": "ready", "products": "ready"}
 	for _, b := range st.Bindings {
 		if b.Status != want[b.Dataset] {
@@ -417,8 +399,8 @@ func TestOssieCallerWithoutSelect(t *testing.T) {
 		} `json:"context"`
 		Omitted []string `json:"omitted"`
 	}
-	cd = e.ok("doris_semantic", "get_semantic_context", map[string]any{"model_ref": "retail/sales",
-		"request": map[string]any{"metrics": []string{"revenue"}, "dimensions": []string{"customers.country"}}}).decode(t, &ctx)
+	cd = e.Ok("doris_semantic", "get_semantic_context", map[string]any{"model_ref": "retail/sales",
+		"request": map[string]any{"metrics": []string{"revenue"}, "dimensions": []string{"customers.country"}}}).Decode(t, &ctx)
 	if len(ctx.Context.Metrics) != 0 || len(ctx.Context.Datasets) != 1 || ctx.Context.Datasets[0].Name != "customers" {
 		t.Errorf("the narrow caller's context %+v", ctx.Context)
 	}
@@ -426,7 +408,7 @@ func TestOssieCallerWithoutSelect(t *testing.T) {
 		t.Errorf("the context does not say revenue was left out: %v", cd.Warnings)
 	}
 	// A model none of whose tables the caller can see is not shown at all.
-	e.fail("doris_semantic", "get_semantic_context", map[string]any{"model_ref": "retail/sales",
+	e.Fail("doris_semantic", "get_semantic_context", map[string]any{"model_ref": "retail/sales",
 		"request": map[string]any{"metrics": []string{"no_such_metric"}}}, "CHILD_ARGUMENTS_INVALID", "SEMANTIC_CONCEPT_NOT_FOUND")
 }
 
@@ -434,17 +416,17 @@ func TestOssieCallerWithoutSelect(t *testing.T) {
 // not callable, with the precise reason; a model directory that does not
 // load stops the runtime from opening, with its reason code.
 func TestOssieDisabledAndBroken(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	m := e.discover("doris_semantic")
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	m := e.Discover("doris_semantic")
 	for _, c := range []string{"list_semantic_models", "get_semantic_model_summary", "get_semantic_context", "get_semantic_mapping_status"} {
-		a := m.availability(t, c).Availability
+		a := m.Availability(t, c).Availability
 		if a.Callable || a.Status != "misconfigured" || a.ReasonCode != "PROVIDER_NOT_CONFIGURED" || !strings.Contains(strings.Join(a.Limitations, " "), "OSSIE_ENABLED") {
 			t.Errorf("%s with Ossie off: %+v", c, a)
 		}
 	}
-	e.fail("doris_semantic", "list_semantic_models", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "PROVIDER_NOT_CONFIGURED")
+	e.Fail("doris_semantic", "list_semantic_models", map[string]any{}, "CHILD_CAPABILITY_UNAVAILABLE", "PROVIDER_NOT_CONFIGURED")
 
-	cfg := e.cfg
+	cfg := e.Cfg
 	withOssie(t, "")(&cfg)
 	cfg.Ossie.ModelDirectory = filepath.Join(t.TempDir(), "missing")
 	if errs := cfg.CheckFiles(); len(errs) != 1 || !errors.Is(errs[0], &ossie.Error{Reason: ossie.ReasonDirectoryInvalid}) ||

@@ -1,4 +1,4 @@
-package doris_test
+package cluster_test
 
 // doris_cluster benchmarks against the simulator over real MariaDB:
 //
@@ -15,16 +15,17 @@ import (
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
-func benchChild(b *testing.B, e *env, child string, args map[string]any) {
+func benchChild(b *testing.B, e *doristest.Env, child string, args map[string]any) {
 	b.Helper()
 	outer, _ := json.Marshal(map[string]any{"child_tool": child, "arguments": args})
 	ctx := context.Background()
-	e.ok("doris_cluster", child, args) // capability evidence and pooled connections
+	e.Ok("doris_cluster", child, args) // capability evidence and pooled connections
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := e.sf.CallTool(ctx, e.id, "doris_cluster", outer, nil)
+		res, err := e.SF.CallTool(ctx, e.ID, "doris_cluster", outer, nil)
 		if err != nil || res.IsError {
 			b.Fatalf("%v %s", err, res.Structured)
 		}
@@ -32,7 +33,7 @@ func benchChild(b *testing.B, e *env, child string, args map[string]any) {
 }
 
 func BenchmarkClusterChildren(b *testing.B) {
-	e := newEnv(b, asRoot(envOpts{profile: "4.0", noAudit: true}))
+	e := doristest.NewEnv(b, asRoot(doristest.EnvOpts{Profile: "4.0", NoAudit: true}))
 	for _, c := range []struct {
 		child string
 		args  map[string]any
@@ -49,6 +50,6 @@ func BenchmarkClusterChildren(b *testing.B) {
 
 func BenchmarkClusterMetricsDeadBE(b *testing.B) {
 	dead := deadAddr(b)
-	e := newEnv(b, envOpts{profile: "3.0", noAudit: true, config: func(c *doris.Config) { c.BEHosts = append(c.BEHosts, dead) }})
+	e := doristest.NewEnv(b, doristest.EnvOpts{Profile: "3.0", NoAudit: true, Config: func(c *doris.Config) { c.BEHosts = append(c.BEHosts, dead) }})
 	benchChild(b, e, "get_monitoring_metrics", map[string]any{})
 }

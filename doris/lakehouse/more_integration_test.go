@@ -1,60 +1,19 @@
-package doris_test
+package lakehouse_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/doris-mcp/doris-mcp-server/catalog"
 	"github.com/doris-mcp/doris-mcp-server/doris"
-	"github.com/doris-mcp/doris-mcp-server/handle"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// syncBuffer is a log destination several goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex // protects b
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// logTo rebuilds e's runtime and surface with debug logs written to buf.
-func (e *env) logTo(buf *syncBuffer) {
-	e.t.Helper()
-	log := slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	signer, err := handle.NewRandom()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	rt, err := doris.Open(e.cfg, doris.Options{Logger: log, Handles: signer, Handlers: catalog.Handlers(), Probes: catalog.Probes()})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { rt.Close() })
-	sf, err := catalog.New(catalog.Config{Handles: signer, Logger: log, ValidateResults: true}, rt)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.rt, e.sf = rt, sf
-}
 
 // TestLakehouseNeverShowsSecrets plants credentials and credentialed
 // locations in a catalog's and a table's properties, checks that Doris (the
@@ -65,23 +24,23 @@ func TestLakehouseNeverShowsSecrets(t *testing.T) {
 		"rest-pass-4410", "tok9f8e7d6c5b4a39281706f5e4d3c2b1a0", "cred-planted-3141", "tp-pass-8080", "cm-secret-2718"}
 	for _, p := range []string{"2.1", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
-			var logs syncBuffer
-			e.logTo(&logs)
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
+			var logs doristest.SyncBuffer
+			e.LogTo(&logs)
 			name := "lhsecret" + strings.ReplaceAll(p, ".", "")
-			l := newLake(t, e, name, `"type" = "iceberg", "iceberg.catalog.type" = "rest",
+			l := doristest.NewLake(t, e, name, `"type" = "iceberg", "iceberg.catalog.type" = "rest",
 				"warehouse" = "s3://wh-user:wh-pass-9931@bucket/warehouse", "uri" = "http://rest-user:rest-pass-4410@rest:8181",
 				"s3.access_key" = "AKIAPLANTED0000001", "s3.secret_key" = "SK-planted-7f3a9c", "password" = "pw-planted-5521",
 				"oauth2.credential" = "cred-planted-3141", "hive.version" = "tok9f8e7d6c5b4a39281706f5e4d3c2b1a0", "custom.setting" = "plain"`, "db")
-			l.grant("db")
-			l.exec("CREATE TABLE "+name+".db.t (id INT, dt DATE) PARTITION BY LIST (dt) () PROPERTIES ("+
+			l.Grant("db")
+			l.Exec("CREATE TABLE "+name+".db.t (id INT, dt DATE) PARTITION BY LIST (dt) () PROPERTIES ("+
 				`"write-format" = "parquet", "write.object-storage.path" = "s3://tp-user:tp-pass-8080@b/p", "comment-note" = "cm-secret-2718")`,
 				"INSERT INTO "+name+".db.t VALUES (1, '2024-01-01')", "INSERT INTO "+name+".db.t VALUES (2, '2024-01-02')")
 
 			// Doris shows them: the planting worked.
 			var shown []string
 			for _, q := range []string{"SHOW CATALOG " + name, "SHOW CREATE TABLE " + name + ".db.t"} {
-				rows, err := l.root.QueryContext(context.Background(), q)
+				rows, err := l.Root.QueryContext(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,14 +60,14 @@ func TestLakehouseNeverShowsSecrets(t *testing.T) {
 
 			var out []string
 			var cat catalogResult
-			ev := e.ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": name, "include_objects": true})
-			ev.decode(t, &cat)
-			out = append(out, string(ev.raw))
-			out = append(out, string(e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "db",
-				"table": "t", "include_snapshots": true, "include_partitions": true}).raw))
-			out = append(out, string(e.call("doris_lakehouse", "inspect_variant_column", map[string]any{"catalog": name, "database": "db",
-				"table": "t", "column": "id"}).raw))
-			out = append(out, string(e.discover("doris_lakehouse").raw))
+			ev := e.Ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": name, "include_objects": true})
+			ev.Decode(t, &cat)
+			out = append(out, string(ev.Raw))
+			out = append(out, string(e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "db",
+				"table": "t", "include_snapshots": true, "include_partitions": true}).Raw))
+			out = append(out, string(e.Call("doris_lakehouse", "inspect_variant_column", map[string]any{"catalog": name, "database": "db",
+				"table": "t", "column": "id"}).Raw))
+			out = append(out, string(e.Discover("doris_lakehouse").Raw))
 			out = append(out, logs.String())
 			for i, o := range out {
 				for _, s := range secrets {
@@ -221,12 +180,12 @@ func TestLakehouseVariantAgainstDocuments(t *testing.T) {
 	docs := variantDocs(n)
 	for _, p := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true, config: func(c *doris.Config) {
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true, Config: func(c *doris.Config) {
 				c.Lakehouse.MaxVariantSampleRows = 100
 			}})
 			tbl := "lh_events_" + strings.ReplaceAll(p, ".", "")
-			pool := direct(t, e.sim.Addr(), "root", e.db.RootPassword(), "demo")
-			t.Cleanup(func() { e.rootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
+			pool := doristest.Direct(t, e.Sim.Addr(), "root", e.DB.RootPassword(), "demo")
+			t.Cleanup(func() { e.RootDB().Exec("DROP TABLE IF EXISTS demo." + tbl) })
 			stmts := []string{"DROP TABLE IF EXISTS demo." + tbl,
 				"CREATE TABLE demo." + tbl + ` (id BIGINT NOT NULL, payload VARIANT NULL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1
 				 PROPERTIES ("replication_num" = "1", "variant_max_subcolumns_count" = "2048")`}
@@ -276,10 +235,10 @@ func TestLakehouseVariantAgainstDocuments(t *testing.T) {
 			check := func(args map[string]any, want map[string]*stat) variantResult {
 				t.Helper()
 				var got variantResult
-				ev := e.ok("doris_lakehouse", "inspect_variant_column", args)
-				ev.decode(t, &got)
-				if strings.Contains(string(ev.raw), "secret-name-") {
-					t.Fatalf("a sample value came back: %s", ev.raw)
+				ev := e.Ok("doris_lakehouse", "inspect_variant_column", args)
+				ev.Decode(t, &got)
+				if strings.Contains(string(ev.Raw), "secret-name-") {
+					t.Fatalf("a sample value came back: %s", ev.Raw)
 				}
 				if got.SampledRows != n || got.DataType != "variant" {
 					t.Fatalf("sampled %d rows of %s, want %d of variant", got.SampledRows, got.DataType, n)
@@ -329,8 +288,8 @@ func TestLakehouseVariantAgainstDocuments(t *testing.T) {
 func TestLakehouseAvailabilityPerProfile(t *testing.T) {
 	got := map[string]any{}
 	for _, p := range []string{"2.1", "3.0", "4.0", "4.1"} {
-		e := newEnv(t, envOpts{profile: p, noAudit: true})
-		m := e.discover("doris_lakehouse")
+		e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
+		m := e.Discover("doris_lakehouse")
 		var children []map[string]any
 		for _, c := range m.Children {
 			a := c.Availability
@@ -345,7 +304,7 @@ func TestLakehouseAvailabilityPerProfile(t *testing.T) {
 	b, _ := json.MarshalIndent(got, "", "  ")
 	b = append(b, '\n')
 	path := filepath.Join("testdata", "lakehouse-availability.json")
-	if *updateGoldens {
+	if *doristest.UpdateGoldens {
 		os.MkdirAll("testdata", 0o755)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -366,22 +325,22 @@ func TestLakehouseAvailabilityPerProfile(t *testing.T) {
 //
 //	go test ./doris -run '^$' -bench Lakehouse -benchtime 200x
 func BenchmarkLakehouse(b *testing.B) {
-	e := newEnv(b, envOpts{profile: "4.0", noAudit: true})
-	l := newLake(b, e, "lhbench", `"type" = "iceberg", "warehouse" = "s3://bench/wh"`, "db")
-	l.grant("db")
-	l.exec("CREATE TABLE lhbench.db.t (id INT, dt DATE) PARTITION BY LIST (dt) ()")
+	e := doristest.NewEnv(b, doristest.EnvOpts{Profile: "4.0", NoAudit: true})
+	l := doristest.NewLake(b, e, "lhbench", `"type" = "iceberg", "warehouse" = "s3://bench/wh"`, "db")
+	l.Grant("db")
+	l.Exec("CREATE TABLE lhbench.db.t (id INT, dt DATE) PARTITION BY LIST (dt) ()")
 	for i := 0; i < 10; i++ {
-		l.exec(fmt.Sprintf("INSERT INTO lhbench.db.t VALUES (%d, '2024-01-%02d'), (%d, '2024-01-%02d')", 2*i, 1+i, 2*i+1, 1+i))
+		l.Exec(fmt.Sprintf("INSERT INTO lhbench.db.t VALUES (%d, '2024-01-%02d'), (%d, '2024-01-%02d')", 2*i, 1+i, 2*i+1, 1+i))
 	}
-	b.Cleanup(func() { e.rootDB().Exec("DROP TABLE IF EXISTS demo.lh_bench_events") })
-	l.exec("DROP TABLE IF EXISTS demo.lh_bench_events",
+	b.Cleanup(func() { e.RootDB().Exec("DROP TABLE IF EXISTS demo.lh_bench_events") })
+	l.Exec("DROP TABLE IF EXISTS demo.lh_bench_events",
 		"CREATE TABLE demo.lh_bench_events (id BIGINT NOT NULL, v VARIANT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1")
 	var values []string
 	for i, d := range variantDocs(200) {
 		j, _ := json.Marshal(d)
 		values = append(values, fmt.Sprintf("(%d, '%s')", i, j))
 	}
-	l.exec("INSERT INTO demo.lh_bench_events VALUES " + strings.Join(values, ", "))
+	l.Exec("INSERT INTO demo.lh_bench_events VALUES " + strings.Join(values, ", "))
 	for _, c := range []struct {
 		name, child string
 		args        map[string]any
@@ -392,10 +351,10 @@ func BenchmarkLakehouse(b *testing.B) {
 		{"inspect_variant_column_20rows", "inspect_variant_column", map[string]any{"database": "demo", "table": "lh_bench_events", "column": "v"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			e.ok("doris_lakehouse", c.child, c.args)
+			e.Ok("doris_lakehouse", c.child, c.args)
 			b.ReportAllocs()
 			for b.Loop() {
-				e.ok("doris_lakehouse", c.child, c.args)
+				e.Ok("doris_lakehouse", c.child, c.args)
 			}
 		})
 	}

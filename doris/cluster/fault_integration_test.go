@@ -1,4 +1,4 @@
-package doris_test
+package cluster_test
 
 // Faults of the FE and BE web servers: a dead BE, an FE /metrics slower
 // than its time bound and a body over the size cap each make one node's
@@ -13,6 +13,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
 // deadAddr is a loopback address nothing listens on.
@@ -48,23 +49,23 @@ func (m metricsNodes) byID() map[string]struct{ status, reason string } {
 
 func TestDeadBackend(t *testing.T) {
 	dead := deadAddr(t)
-	e := newEnv(t, asRoot(envOpts{profile: "3.0", noAudit: true, config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, asRoot(doristest.EnvOpts{Profile: "3.0", NoAudit: true, Config: func(c *doris.Config) {
 		c.BEHosts = append(c.BEHosts, dead) // after the live one
 	}}))
-	live := e.sim.BEAddr()
+	live := e.Sim.BEAddr()
 	var m metricsNodes
-	cd := e.ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).decode(t, &m)
+	cd := e.Ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).Decode(t, &m)
 	nodes := m.byID()
 	if cd.Status != "partial" || nodes[dead].status != "unavailable" || nodes[dead].reason != "CLUSTER_NODE_UNREACHABLE" ||
-		nodes[live].status != "success" || nodes[e.sim.FEAddr()].status != "success" {
+		nodes[live].status != "success" || nodes[e.Sim.FEAddr()].status != "success" {
 		t.Fatalf("metrics %s %+v", cd.Status, nodes)
 	}
-	cd = e.ok("doris_cluster", "get_memory_stats", map[string]any{}).decode(t, &m)
+	cd = e.Ok("doris_cluster", "get_memory_stats", map[string]any{}).Decode(t, &m)
 	if nodes = m.byID(); cd.Status != "partial" || nodes[dead].reason != "CLUSTER_NODE_UNREACHABLE" || nodes[live].status != "success" {
 		t.Fatalf("memory %s %+v", cd.Status, nodes)
 	}
 	// Only the dead BE named: every node failed, so the call fails.
-	e.fail("doris_cluster", "get_memory_stats", map[string]any{"node_ids": []string{dead}}, "CHILD_EXECUTION_FAILED", "MEMORY_METRICS_UNAVAILABLE")
+	e.Fail("doris_cluster", "get_memory_stats", map[string]any{"node_ids": []string{dead}}, "CHILD_EXECUTION_FAILED", "MEMORY_METRICS_UNAVAILABLE")
 
 	var ov struct {
 		Summary  map[string]any `json:"summary"`
@@ -74,7 +75,7 @@ func TestDeadBackend(t *testing.T) {
 			Data   map[string]any `json:"data"`
 		} `json:"sections"`
 	}
-	cd = e.ok("doris_cluster", "get_cluster_overview", map[string]any{}).decode(t, &ov)
+	cd = e.Ok("doris_cluster", "get_cluster_overview", map[string]any{}).Decode(t, &ov)
 	if cd.Status != "partial" || ov.Sections["memory"].Status != "partial" || ov.Sections["metrics"].Status != "partial" ||
 		ov.Sections["nodes"].Status != "success" || ov.Summary["be_alive"] != float64(1) {
 		t.Fatalf("overview %s %+v", cd.Status, ov)
@@ -82,15 +83,15 @@ func TestDeadBackend(t *testing.T) {
 }
 
 func TestSlowFEMetrics(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "4.0", noAudit: true, config: func(c *doris.Config) { c.HTTPTotalTimeout = time.Second }})
-	e.discover("doris_cluster") // the FE /metrics probe answers before the fault
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0", NoAudit: true, Config: func(c *doris.Config) { c.HTTPTotalTimeout = time.Second }})
+	e.Discover("doris_cluster") // the FE /metrics probe answers before the fault
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
-	e.sim.InjectHTTP(sim.HTTPFault{Server: "fe", Path: "/metrics", Hold: hold})
+	e.Sim.InjectHTTP(sim.HTTPFault{Server: "fe", Path: "/metrics", Hold: hold})
 	var m metricsNodes
-	cd := e.ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).decode(t, &m)
+	cd := e.Ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).Decode(t, &m)
 	nodes := m.byID()
-	if cd.Status != "partial" || nodes[e.sim.FEAddr()].reason != "CLUSTER_METRICS_TIMEOUT" || nodes[e.sim.BEAddr()].status != "success" {
+	if cd.Status != "partial" || nodes[e.Sim.FEAddr()].reason != "CLUSTER_METRICS_TIMEOUT" || nodes[e.Sim.BEAddr()].status != "success" {
 		t.Fatalf("metrics %s %+v", cd.Status, nodes)
 	}
 	var ov struct {
@@ -98,43 +99,43 @@ func TestSlowFEMetrics(t *testing.T) {
 			Status string `json:"status"`
 		} `json:"sections"`
 	}
-	cd = e.ok("doris_cluster", "get_cluster_overview", map[string]any{"include": []string{"metrics", "memory"}}).decode(t, &ov)
+	cd = e.Ok("doris_cluster", "get_cluster_overview", map[string]any{"include": []string{"metrics", "memory"}}).Decode(t, &ov)
 	if ov.Sections["metrics"].Status != "partial" || ov.Sections["memory"].Status != "success" || ov.Sections["nodes"].Status == "" {
 		t.Fatalf("overview %+v", ov)
 	}
 	// The FE alone: nothing answered.
-	e.fail("doris_cluster", "get_monitoring_metrics", map[string]any{"node_ids": []string{e.sim.FEAddr()}},
+	e.Fail("doris_cluster", "get_monitoring_metrics", map[string]any{"node_ids": []string{e.Sim.FEAddr()}},
 		"CHILD_EXECUTION_FAILED", "CLUSTER_METRICS_UNAVAILABLE")
 }
 
 func TestMetricsBodyOverCap(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "2.1", noAudit: true, config: func(c *doris.Config) { c.HTTPMaxResponseBytes = 64 << 10 }})
-	e.discover("doris_cluster") // the BE /metrics probe answers before the fault
-	e.sim.InjectHTTP(sim.HTTPFault{Server: "be", Path: "/metrics", PadBytes: 128 << 10})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "2.1", NoAudit: true, Config: func(c *doris.Config) { c.HTTPMaxResponseBytes = 64 << 10 }})
+	e.Discover("doris_cluster") // the BE /metrics probe answers before the fault
+	e.Sim.InjectHTTP(sim.HTTPFault{Server: "be", Path: "/metrics", PadBytes: 128 << 10})
 	var m metricsNodes
-	cd := e.ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).decode(t, &m)
+	cd := e.Ok("doris_cluster", "get_monitoring_metrics", map[string]any{}).Decode(t, &m)
 	nodes := m.byID()
-	if cd.Status != "partial" || nodes[e.sim.BEAddr()].reason != "CLUSTER_METRICS_TOO_LARGE" || nodes[e.sim.FEAddr()].status != "success" {
+	if cd.Status != "partial" || nodes[e.Sim.BEAddr()].reason != "CLUSTER_METRICS_TOO_LARGE" || nodes[e.Sim.FEAddr()].status != "success" {
 		t.Fatalf("metrics %s %+v", cd.Status, nodes)
 	}
 	// The file cache falls back to BE /metrics only when its table fails;
 	// here the table answers, so the oversized BE body does not matter.
-	e.ok("doris_cluster", "get_cache_status", map[string]any{})
-	e.fail("doris_cluster", "get_memory_stats", map[string]any{}, "CHILD_EXECUTION_FAILED", "MEMORY_METRICS_UNAVAILABLE")
+	e.Ok("doris_cluster", "get_cache_status", map[string]any{})
+	e.Fail("doris_cluster", "get_memory_stats", map[string]any{}, "CHILD_EXECUTION_FAILED", "MEMORY_METRICS_UNAVAILABLE")
 }
 
 // TestOverviewSections: an optional section that fails is unavailable
 // with its reason while the others arrive; the required node section
 // failing is the call's error.
 func TestOverviewSections(t *testing.T) {
-	e := newEnv(t, asRoot(envOpts{profile: "3.0", noAudit: true}))
-	e.discover("doris_cluster")
+	e := doristest.NewEnv(t, asRoot(doristest.EnvOpts{Profile: "3.0", NoAudit: true}))
+	e.Discover("doris_cluster")
 	denied := func(match string) sim.Fault {
 		return sim.Fault{Match: match, ErrCode: 1227, ErrState: "42000",
 			ErrMsg: "errCode = 2, detailMessage = Access denied; you need (at least one of) the (Admin_priv) privilege(s) for this operation"}
 	}
 	for _, m := range []string{"current_queries", "active_queries", "processlist"} {
-		e.sim.Inject(denied(m))
+		e.Sim.Inject(denied(m))
 	}
 	var ov struct {
 		Summary  map[string]any `json:"summary"`
@@ -143,7 +144,7 @@ func TestOverviewSections(t *testing.T) {
 			Reason string `json:"reason_code"`
 		} `json:"sections"`
 	}
-	cd := e.ok("doris_cluster", "get_cluster_overview", map[string]any{}).decode(t, &ov)
+	cd := e.Ok("doris_cluster", "get_cluster_overview", map[string]any{}).Decode(t, &ov)
 	if cd.Status != "partial" || ov.Sections["tasks"].Status != "unavailable" || ov.Sections["tasks"].Reason != "CLUSTER_PERMISSION_DENIED" {
 		t.Fatalf("tasks section %+v (status %s)", ov.Sections["tasks"], cd.Status)
 	}
@@ -155,10 +156,10 @@ func TestOverviewSections(t *testing.T) {
 	if ov.Summary["fe_total"] != float64(1) || ov.Summary["be_alive"] != float64(1) {
 		t.Fatalf("summary %v", ov.Summary)
 	}
-	e.sim.ClearFaults()
+	e.Sim.ClearFaults()
 	for _, m := range []string{"show frontends", "show backends", "show broker"} {
-		e.sim.Inject(denied(m))
+		e.Sim.Inject(denied(m))
 	}
-	e.fail("doris_cluster", "get_cluster_overview", map[string]any{"include": []string{"tasks"}},
+	e.Fail("doris_cluster", "get_cluster_overview", map[string]any{"include": []string{"tasks"}},
 		"CHILD_EXECUTION_FAILED", "CLUSTER_PERMISSION_DENIED")
 }

@@ -1,4 +1,4 @@
-package doris_test
+package query_test
 
 // execute_query against the simulator over real MariaDB: typed values,
 // ceilings, truncation, timeouts and kills, write refusals and permission
@@ -20,11 +20,8 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// slowQuery runs for many minutes unless something stops it (a cross
-// join of 10^10 rows; the guard refuses SLEEP).
-const slowQuery = "SELECT SUM(a.seq * b.seq) AS s FROM demo.seq_1_to_100000 a, demo.seq_1_to_100000 b"
 
 // expectedJSON is the JSON value the server must produce for one MariaDB
 // value of a column whose information_schema DATA_TYPE is dataType:
@@ -57,7 +54,7 @@ func expectedJSON(dataType string, v sql.RawBytes) any {
 // (Through the catalog, results larger than its instance limits are
 // refused as CHILD_RESULT_INVALID: see TestExecuteQueryThroughCatalog.)
 func TestExecuteQueryMatchesMariaDB(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) {
 		c.MaxResultRows, c.MaxResultBytes = doris.AbsMaxResultRows, doris.AbsMaxResultBytes
 		c.EnableMasking = false // values byte for byte (masking: mask_integration_test.go)
 	}})
@@ -72,9 +69,9 @@ func TestExecuteQueryMatchesMariaDB(t *testing.T) {
 	} {
 		t.Run(tc.table, func(t *testing.T) {
 			if tc.rows < 0 {
-				tc.rows, _ = strconv.Atoi(scalar(t, e.rootDB(), "SELECT COUNT(*) FROM demo."+tc.table))
+				tc.rows, _ = strconv.Atoi(doristest.Scalar(t, e.RootDB(), "SELECT COUNT(*) FROM demo."+tc.table))
 			}
-			q, res := e.runQuery(t, map[string]any{"sql": "SELECT * FROM " + tc.table + " ORDER BY " + tc.key, "max_rows": 100000})
+			q, res := e.RunQuery(t, map[string]any{"sql": "SELECT * FROM " + tc.table + " ORDER BY " + tc.key, "max_rows": 100000})
 			if q.RowCount != tc.rows || len(q.Rows) != tc.rows || q.Truncated || res.Status != "success" || res.Truncated {
 				t.Fatalf("%s: %d rows (truncated %v), want %d", tc.table, q.RowCount, q.Truncated, tc.rows)
 			}
@@ -86,46 +83,27 @@ func TestExecuteQueryMatchesMariaDB(t *testing.T) {
 // TestExecuteQueryThroughCatalog: the same comparison for a result that
 // fits the catalog's envelope limits, as a Host receives it.
 func TestExecuteQueryThroughCatalog(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.EnableMasking = false }})
-	q, cd, ev := e.query(map[string]any{"sql": "SELECT * FROM customers ORDER BY customer_id", "max_rows": 1000})
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.EnableMasking = false }})
+	q, cd, ev := e.Query(map[string]any{"sql": "SELECT * FROM customers ORDER BY customer_id", "max_rows": 1000})
 	if q.RowCount != mariadb.DemoCustomers || q.Truncated || cd.Status != "success" || ev.Metadata.Truncated ||
 		ev.Metadata.Source != "doris_mysql" || cd.Metadata["active_variant"] != "mysql_read_only" {
-		t.Fatalf("customers: %d rows: %s", q.RowCount, ev.raw[:min(len(ev.raw), 400)])
+		t.Fatalf("customers: %d rows: %s", q.RowCount, ev.Raw[:min(len(ev.Raw), 400)])
 	}
 	compareWithMariaDB(t, e, "customers", "customer_id", q)
-	q, _, _ = e.query(map[string]any{"sql": "SELECT COUNT(*) AS n, SUM(total_amount) AS total FROM orders"})
+	q, _, _ = e.Query(map[string]any{"sql": "SELECT COUNT(*) AS n, SUM(total_amount) AS total FROM orders"})
 	var n, total string
-	e.rootDB().QueryRow("SELECT COUNT(*), SUM(total_amount) FROM demo.orders").Scan(&n, &total)
+	e.RootDB().QueryRow("SELECT COUNT(*), SUM(total_amount) FROM demo.orders").Scan(&n, &total)
 	if fmt.Sprint(q.Rows[0]["n"]) != n || q.Rows[0]["total"] != total {
 		t.Fatalf("aggregate %v, MariaDB %s %s", q.Rows[0], n, total)
 	}
 }
 
-// runQuery calls execute_query's handler directly (no catalog envelope).
-func (e *env) runQuery(t testing.TB, args map[string]any) (queryResult, *doris.Result) {
-	t.Helper()
-	a, _ := json.Marshal(args)
-	res, err := e.rt.Handler("doris_query", "execute_query")(context.Background(),
-		&doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id, Args: a})
-	if err != nil {
-		t.Fatalf("execute_query %v: %v", args, err)
-	}
-	b, _ := json.Marshal(res.Data)
-	var q queryResult
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	if err := dec.Decode(&q); err != nil {
-		t.Fatal(err)
-	}
-	return q, res
-}
-
 // compareWithMariaDB checks q (SELECT * FROM table ORDER BY key) value by
 // value against MariaDB's own rows.
-func compareWithMariaDB(t *testing.T, e *env, table, key string, q queryResult) {
+func compareWithMariaDB(t *testing.T, e *doristest.Env, table, key string, q doristest.QueryResult) {
 	t.Helper()
 	types := map[string]string{}
-	rows, err := e.rootDB().Query("SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.columns WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", table)
+	rows, err := e.RootDB().Query("SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.columns WHERE TABLE_SCHEMA = 'demo' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +123,7 @@ func compareWithMariaDB(t *testing.T, e *env, table, key string, q queryResult) 
 			t.Fatalf("column %d %+v, MariaDB %s %s", i, c, order[i], types[order[i]])
 		}
 	}
-	direct, err := e.rootDB().Query("SELECT * FROM demo." + table + " ORDER BY " + key)
+	direct, err := e.RootDB().Query("SELECT * FROM demo." + table + " ORDER BY " + key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +158,8 @@ func compareWithMariaDB(t *testing.T, e *env, table, key string, q queryResult) 
 }
 
 func TestExecuteQueryValues(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	q, _, _ := e.query(map[string]any{"sql": "SELECT order_id, external_ref, total_amount, discount_amount, order_ts, order_date, payment_token, note " +
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	q, _, _ := e.Query(map[string]any{"sql": "SELECT order_id, external_ref, total_amount, discount_amount, order_ts, order_date, payment_token, note " +
 		"FROM orders WHERE order_id IN (%(first)s, %(last)s) ORDER BY order_id", "parameters": map[string]any{"first": 100001, "last": 105000}})
 	if q.RowCount != 2 {
 		t.Fatalf("rows %v", q.Rows)
@@ -208,14 +186,14 @@ func TestExecuteQueryValues(t *testing.T) {
 		}
 	}
 	// NULL is null; a parameter value travels as a value, never as SQL.
-	q, _, _ = e.query(map[string]any{"sql": "SELECT NULL AS n, %(v)s AS v, COUNT(*) AS c FROM orders WHERE status = %(s)s",
+	q, _, _ = e.Query(map[string]any{"sql": "SELECT NULL AS n, %(v)s AS v, COUNT(*) AS c FROM orders WHERE status = %(s)s",
 		"parameters": map[string]any{"v": "it's `x` -- ; DROP", "s": "paid"}})
-	want := scalar(t, e.rootDB(), "SELECT COUNT(*) FROM demo.orders WHERE status = 'paid'")
+	want := doristest.Scalar(t, e.RootDB(), "SELECT COUNT(*) FROM demo.orders WHERE status = 'paid'")
 	if q.Rows[0]["n"] != nil || q.Rows[0]["v"] != "it's `x` -- ; DROP" || fmt.Sprint(q.Rows[0]["c"]) != want {
 		t.Fatalf("row %v, MariaDB count %s", q.Rows[0], want)
 	}
 	// Duplicate column names are keyed name, name_2.
-	q, cd, _ := e.query(map[string]any{"sql": "SELECT 1 AS a, 2 AS a"})
+	q, cd, _ := e.Query(map[string]any{"sql": "SELECT 1 AS a, 2 AS a"})
 	if q.Rows[0]["a"] != json.Number("1") || q.Rows[0]["a_2"] != json.Number("2") || len(cd.Warnings) != 1 {
 		t.Fatalf("duplicates %v %v", q.Rows, cd.Warnings)
 	}
@@ -224,12 +202,12 @@ func TestExecuteQueryValues(t *testing.T) {
 // TestSessionTracking: catalog and database select the session of each
 // call, on a pooled connection that remembers what it has.
 func TestSessionTracking(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
-	statements, reset := generalLog(t, e.db)
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+	statements, reset := doristest.GeneralLog(t, e.DB)
 	db := func(args map[string]any) string {
 		t.Helper()
 		args["sql"] = "SELECT DATABASE() AS db"
-		q, _, _ := e.query(args)
+		q, _, _ := e.Query(args)
 		return fmt.Sprint(q.Rows[0]["db"])
 	}
 	if got := db(map[string]any{}); got != "demo" {
@@ -241,7 +219,7 @@ func TestSessionTracking(t *testing.T) {
 	if got := db(map[string]any{"catalog": "internal"}); got != "demo" {
 		t.Fatalf("back to the default: %s", got)
 	}
-	e.query(map[string]any{"sql": "SELECT 1 AS one", "catalog": "hive"})
+	e.Query(map[string]any{"sql": "SELECT 1 AS one", "catalog": "hive"})
 	reset()
 	if got := db(map[string]any{}); got != "demo" {
 		t.Fatalf("after the hive catalog: %s", got)
@@ -260,64 +238,40 @@ func TestSessionTracking(t *testing.T) {
 }
 
 func TestExecuteQueryArguments(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) {
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) {
 		c.MaxResultRows, c.DefaultResultRows, c.QueryTimeout = 500, 20, 10*time.Second
 	}})
 	// Ceilings are argument errors, never a silent clamp.
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "max_rows": 501}, "CHILD_ARGUMENTS_INVALID", "QUERY_ROW_LIMIT_EXCEEDED")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "timeout_ms": 10001}, "CHILD_ARGUMENTS_INVALID", "QUERY_TIMEOUT_LIMIT_EXCEEDED")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "max_rows": 501}, "CHILD_ARGUMENTS_INVALID", "QUERY_ROW_LIMIT_EXCEEDED")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "timeout_ms": 10001}, "CHILD_ARGUMENTS_INVALID", "QUERY_TIMEOUT_LIMIT_EXCEEDED")
 	// DEFAULT_RESULT_ROWS applies when max_rows is omitted.
-	q, _, _ := e.query(map[string]any{"sql": "SELECT seq FROM seq_1_to_100"})
+	q, _, _ := e.Query(map[string]any{"sql": "SELECT seq FROM seq_1_to_100"})
 	if q.RowCount != 20 || !q.Truncated {
 		t.Fatalf("default rows: %d %v", q.RowCount, q.Truncated)
 	}
 	// Parameters must match the placeholders exactly.
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT %(a)s"}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT %s", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "database": "de`mo"}, "CHILD_ARGUMENTS_INVALID", "QUERY_IDENTIFIER_INVALID")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT %(a)s"}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT %s", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "parameters": map[string]any{"a": 1}}, "CHILD_ARGUMENTS_INVALID", "QUERY_PARAMETERS_INVALID")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1", "database": "de`mo"}, "CHILD_ARGUMENTS_INVALID", "QUERY_IDENTIFIER_INVALID")
 	// Unknown objects: not found, naming the object Doris reported, with
 	// no other backend text.
-	ev := e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT * FROM no_such_table"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
+	ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT * FROM no_such_table"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
 	if !strings.Contains(ev.Error.Message, "no_such_table") || strings.Contains(ev.Error.Message, "detailMessage") ||
 		ev.Error.Details.StatusCode != 404 {
-		t.Fatalf("not found: %s", ev.raw)
+		t.Fatalf("not found: %s", ev.Raw)
 	}
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT nope FROM orders"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 FROM orders WHERE"}, "CHILD_EXECUTION_FAILED", "QUERY_SYNTAX_ERROR")
-}
-
-// generalLog turns MariaDB's general query log on (into mysql.general_log)
-// for the rest of the test and returns a reader of the statements that
-// user sent since the last reset.
-func generalLog(t testing.TB, in *mariadb.Instance) (statements func(user string) []string, reset func()) {
-	t.Helper()
-	ctx := context.Background()
-	if err := in.Exec(ctx, "SET GLOBAL general_log = 0", "SET GLOBAL log_output = 'TABLE'", "TRUNCATE TABLE mysql.general_log",
-		"SET GLOBAL general_log = 1"); err != nil {
-		t.Fatalf("general log: %v", err)
-	}
-	t.Cleanup(func() { in.Exec(ctx, "SET GLOBAL general_log = 0", "TRUNCATE TABLE mysql.general_log") })
-	statements = func(user string) []string {
-		return strings1(t, in.Root(), "SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log "+
-			"WHERE command_type IN ('Query', 'Execute', 'Prepare') AND user_host LIKE CONCAT(?, '[%') "+
-			"AND argument NOT LIKE CONCAT(?, '%') ORDER BY event_time", user, sim.Bookkeeping)
-	}
-	reset = func() {
-		if err := in.Exec(ctx, "TRUNCATE TABLE mysql.general_log"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return statements, reset
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT nope FROM orders"}, "CHILD_EXECUTION_FAILED", "QUERY_OBJECT_NOT_FOUND")
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 FROM orders WHERE"}, "CHILD_EXECUTION_FAILED", "QUERY_SYNTAX_ERROR")
 }
 
 // TestWriteRefused is host-sequence step 6: a write is refused as an
 // argument error before anything reaches Doris.
 func TestWriteRefused(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.discover("doris_query") // capability evidence first, so that only the calls remain
-	statements, reset := generalLog(t, e.db)
-	before := scalar(t, e.rootDB(), "SELECT COUNT(*) FROM demo.orders")
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Discover("doris_query") // capability evidence first, so that only the calls remain
+	statements, reset := doristest.GeneralLog(t, e.DB)
+	before := doristest.Scalar(t, e.RootDB(), "SELECT COUNT(*) FROM demo.orders")
 	reset()
 	for _, q := range []string{
 		"DELETE FROM orders",
@@ -331,15 +285,15 @@ func TestWriteRefused(t *testing.T) {
 		"SELECT * FROM orders INTO OUTFILE '/tmp/x'",
 		"SELECT SLEEP(100)",
 	} {
-		ev := e.fail("doris_query", "execute_query", map[string]any{"sql": q}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
+		ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": q}, "CHILD_ARGUMENTS_INVALID", "QUERY_READ_ONLY_VIOLATION")
 		if ev.Error.Retryable || ev.Error.Details.Position == nil || ev.Error.Details.StatusCode != 400 {
-			t.Fatalf("%s: %s", q, ev.raw)
+			t.Fatalf("%s: %s", q, ev.Raw)
 		}
 	}
 	if got := statements(mariadb.ReaderUser); len(got) != 0 {
 		t.Fatalf("statements reached MariaDB: %q", got)
 	}
-	if after := scalar(t, e.rootDB(), "SELECT COUNT(*) FROM demo.orders"); after != before {
+	if after := doristest.Scalar(t, e.RootDB(), "SELECT COUNT(*) FROM demo.orders"); after != before {
 		t.Fatalf("orders %s -> %s", before, after)
 	}
 }
@@ -348,11 +302,11 @@ func TestWriteRefused(t *testing.T) {
 // account may not read is refused for that account (no fallback to a
 // stronger one), with no backend text.
 func TestPermissionDenied(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	for _, q := range []string{"SELECT * FROM secret.salaries", "SELECT salary FROM internal.secret.salaries WHERE employee_id = 1"} {
-		ev := e.fail("doris_query", "execute_query", map[string]any{"sql": q}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
+		ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": q}, "CHILD_EXECUTION_FAILED", "QUERY_PERMISSION_DENIED")
 		if ev.Error.Retryable || ev.Error.Details.StatusCode != 403 {
-			t.Fatalf("%s: %s", q, ev.raw)
+			t.Fatalf("%s: %s", q, ev.Raw)
 		}
 		for _, leak := range []string{"salaries", "secret", "mcp_reader", "Permission denied", "errCode", "Select_priv", "Admin_priv", "internal", "%"} {
 			if strings.Contains(ev.Error.Message, leak) {
@@ -362,34 +316,10 @@ func TestPermissionDenied(t *testing.T) {
 	}
 	// The same runtime code with the root account reads it: the refusal
 	// was the reader's own privilege.
-	admin := newEnv(t, envOpts{user: "root", password: e.db.RootPassword()})
-	q, _, _ := admin.query(map[string]any{"sql": "SELECT COUNT(*) AS n FROM secret.salaries"})
+	admin := doristest.NewEnv(t, doristest.EnvOpts{User: "root", Password: e.DB.RootPassword()})
+	q, _, _ := admin.Query(map[string]any{"sql": "SELECT COUNT(*) AS n FROM secret.salaries"})
 	if q.Rows[0]["n"] != json.Number("25") {
 		t.Fatalf("root: %v", q.Rows)
-	}
-}
-
-// running lists the statements MariaDB is running that contain marker
-// (other than the asking one).
-func running(t testing.TB, in *mariadb.Instance, marker string) []string {
-	return strings1(t, in.Root(), "SELECT CONCAT(ID, ' ', USER, ' ', TIME_MS) FROM information_schema.processlist "+
-		"WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE CONCAT('%', ?, '%')", marker)
-}
-
-// waitGone polls MariaDB's processlist until no statement with marker
-// runs, and returns how long that took (or fails after limit).
-func waitGone(t testing.TB, in *mariadb.Instance, marker string, limit time.Duration) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for {
-		r := running(t, in, marker)
-		if len(r) == 0 {
-			return time.Since(start)
-		}
-		if time.Since(start) > limit {
-			t.Fatalf("still running in MariaDB after %v: %v", limit, r)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -398,23 +328,23 @@ func waitGone(t testing.TB, in *mariadb.Instance, marker string, limit time.Dura
 func TestTimeout(t *testing.T) {
 	for _, profile := range []string{"2.1", "3.0"} {
 		t.Run(profile, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: profile, config: func(c *doris.Config) { c.MaxConnections = 1 }})
-			id1, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: profile, Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+			id1, _, _ := e.Query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
 			start := time.Now()
-			ev := e.fail("doris_query", "execute_query", map[string]any{"sql": slowQuery, "timeout_ms": 1000},
+			ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": doristest.SlowQuery, "timeout_ms": 1000},
 				"CHILD_EXECUTION_TIMEOUT", "QUERY_TIMEOUT")
 			took := time.Since(start)
 			if took > 2*time.Second || took < 900*time.Millisecond {
 				t.Fatalf("timeout answered after %v", took)
 			}
 			if !ev.Error.Retryable || ev.Error.Details.StatusCode != 504 || !strings.Contains(ev.Error.Message, "narrow") {
-				t.Fatalf("timeout envelope %s", ev.raw)
+				t.Fatalf("timeout envelope %s", ev.Raw)
 			}
-			gone := waitGone(t, e.db, "seq_1_to_100000", time.Second)
+			gone := doristest.WaitGone(t, e.DB, "seq_1_to_100000", time.Second)
 			t.Logf("Doris %s: CHILD_EXECUTION_TIMEOUT after %v; MariaDB processlist clear %v later", profile, took.Round(time.Millisecond), gone.Round(time.Millisecond))
 			// The pool is usable at once, with a new connection: a
 			// timed-out statement's connection is never reused.
-			id2, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
+			id2, _, _ := e.Query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
 			if fmt.Sprint(id2.Rows[0]["id"]) == fmt.Sprint(id1.Rows[0]["id"]) {
 				t.Fatal("the timed-out statement's connection went back to the pool")
 			}
@@ -427,17 +357,17 @@ func TestTimeout(t *testing.T) {
 // The KILL carries the call's trace comment, so Doris's audit log ties it
 // to the call.
 func TestKillOnCancel(t *testing.T) {
-	e := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxConnections = 1 }})
-	id1, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
-	statements, reset := generalLog(t, e.db)
+	e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConnections = 1 }})
+	id1, _, _ := e.Query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
+	statements, reset := doristest.GeneralLog(t, e.DB)
 	reset()
-	h := e.rt.Handler("doris_query", "execute_query")
+	h := e.RT.Handler("doris_query", "execute_query")
 	tr := doris.NewTrace(doris.Trace{}, false)
 	ctx, cancel := context.WithCancel(doris.WithTrace(context.Background(), tr))
 	time.AfterFunc(500*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := h(ctx, &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.id,
-		Args: json.RawMessage(`{"sql":"` + slowQuery + `","timeout_ms":60000}`)})
+	_, err := h(ctx, &doris.Call{Domain: "doris_query", Child: "execute_query", Identity: e.ID,
+		Args: json.RawMessage(`{"sql":"` + doristest.SlowQuery + `","timeout_ms":60000}`)})
 	var de *doris.Error
 	if !errors.As(err, &de) || de.Reason != "QUERY_CANCELLED" || !de.Retryable {
 		t.Fatalf("cancelled call: %v", err)
@@ -445,7 +375,7 @@ func TestKillOnCancel(t *testing.T) {
 	if took := time.Since(start); took > 1500*time.Millisecond {
 		t.Fatalf("cancellation answered after %v", took)
 	}
-	gone := waitGone(t, e.db, "seq_1_to_100000", time.Second)
+	gone := doristest.WaitGone(t, e.DB, "seq_1_to_100000", time.Second)
 	t.Logf("cancelled after 500ms; processlist clear %v after the answer", gone.Round(time.Millisecond))
 	var kills []string
 	for _, s := range statements(mariadb.ReaderUser) {
@@ -456,13 +386,13 @@ func TestKillOnCancel(t *testing.T) {
 	if len(kills) != 1 || kills[0] != "KILL QUERY "+fmt.Sprint(id1.Rows[0]["id"]) {
 		t.Fatalf("kills sent upstream: %q (query ran on connection %v)", kills, id1.Rows[0]["id"])
 	}
-	e.syncAudit()
+	e.SyncAudit()
 	var audited string
-	if err := e.rootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
+	if err := e.RootDB().QueryRow("SELECT stmt FROM __internal_schema.audit_log WHERE stmt LIKE ?",
 		"/*traceparent='00-"+tr.ID+"-%'*/ KILL QUERY %").Scan(&audited); err != nil {
 		t.Fatalf("the KILL is not in the audit log under the call's trace %s: %v", tr.ID, err)
 	}
-	id2, _, _ := e.query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
+	id2, _, _ := e.Query(map[string]any{"sql": "SELECT CONNECTION_ID() AS id"})
 	if fmt.Sprint(id2.Rows[0]["id"]) == fmt.Sprint(id1.Rows[0]["id"]) {
 		t.Fatal("the killed query's connection went back to the pool")
 	}
@@ -472,23 +402,23 @@ func TestKillOnCancel(t *testing.T) {
 // at its query_timeout (here: the simulator holds it before running) is
 // stopped by the server itself shortly after timeout_ms.
 func TestServerKillWhenDorisDoesNotStop(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.sim.Inject(sim.Fault{Match: "held_by_fault", Latency: 30 * time.Second})
-	defer e.sim.ClearFaults()
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Sim.Inject(sim.Fault{Match: "held_by_fault", Latency: 30 * time.Second})
+	defer e.Sim.ClearFaults()
 	start := time.Now()
-	e.fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'held_by_fault' AS m", "timeout_ms": 1000},
+	e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 'held_by_fault' AS m", "timeout_ms": 1000},
 		"CHILD_EXECUTION_TIMEOUT", "QUERY_TIMEOUT")
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("answered after %v", took)
 	}
-	e.sim.ClearFaults()
-	e.query(map[string]any{"sql": "SELECT 1 AS one"})
+	e.Sim.ClearFaults()
+	e.Query(map[string]any{"sql": "SELECT 1 AS one"})
 }
 
 func TestTruncation(t *testing.T) {
-	e := newEnv(t, envOpts{})
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
 	// Row budget.
-	q, cd, ev := e.query(map[string]any{"sql": "SELECT seq, REPEAT('x', 100) AS pad FROM seq_1_to_1000000", "max_rows": 10})
+	q, cd, ev := e.Query(map[string]any{"sql": "SELECT seq, REPEAT('x', 100) AS pad FROM seq_1_to_1000000", "max_rows": 10})
 	if q.RowCount != 10 || !q.Truncated || !ev.Metadata.Truncated || len(cd.Warnings) != 1 {
 		t.Fatalf("row cut: %d %v %v", q.RowCount, q.Truncated, cd.Warnings)
 	}
@@ -496,13 +426,13 @@ func TestTruncation(t *testing.T) {
 		t.Fatalf("warning does not say how to narrow: %q", w)
 	}
 	// Exactly max_rows rows is not truncated.
-	q, cd, _ = e.query(map[string]any{"sql": "SELECT * FROM products", "max_rows": mariadb.DemoProducts})
+	q, cd, _ = e.Query(map[string]any{"sql": "SELECT * FROM products", "max_rows": mariadb.DemoProducts})
 	if q.RowCount != mariadb.DemoProducts || q.Truncated || len(cd.Warnings) != 0 {
 		t.Fatalf("exact: %d %v", q.RowCount, q.Truncated)
 	}
 	// Byte budget.
-	small := newEnv(t, envOpts{config: func(c *doris.Config) { c.MaxResultBytes = 2048 }})
-	q, cd, ev = small.query(map[string]any{"sql": "SELECT * FROM orders", "max_rows": 5000})
+	small := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxResultBytes = 2048 }})
+	q, cd, ev = small.Query(map[string]any{"sql": "SELECT * FROM orders", "max_rows": 5000})
 	size := 0
 	for _, r := range q.Rows {
 		b, _ := json.Marshal(r)
@@ -517,19 +447,19 @@ func TestTruncation(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.sim.Inject(sim.Fault{Match: "progress_marker", Latency: 2300 * time.Millisecond})
-	defer e.sim.ClearFaults()
+	e := doristest.NewEnv(t, doristest.EnvOpts{})
+	e.Sim.Inject(sim.Fault{Match: "progress_marker", Latency: 2300 * time.Millisecond})
+	defer e.Sim.ClearFaults()
 	var mu sync.Mutex
 	var seen []float64
-	ev := e.callV("doris_query", "execute_query", "", map[string]any{"sql": "SELECT 'progress_marker' AS m"},
+	ev := e.CallV("doris_query", "execute_query", "", map[string]any{"sql": "SELECT 'progress_marker' AS m"},
 		func(p, total float64, msg string) {
 			mu.Lock()
 			seen = append(seen, p)
 			mu.Unlock()
 		})
 	if ev.Mode != "result" {
-		t.Fatal(string(ev.raw))
+		t.Fatal(string(ev.Raw))
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,4 +1,4 @@
-package doris_test
+package lakehouse_test
 
 // doris_lakehouse against truth: every catalog, table and document here is
 // made by the test through the simulator (as Doris would be driven), and
@@ -6,68 +6,14 @@ package doris_test
 // directly.
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
 	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
+	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
-
-// lake is a test's external catalog, created through the simulator as
-// root. Its backing databases are dropped, and the reader's grants on them
-// revoked, when the test ends.
-type lake struct {
-	t    testing.TB
-	e    *env
-	root *sql.Conn
-	name string
-	dbs  []string
-}
-
-func newLake(t testing.TB, e *env, name, props string, dbs ...string) *lake {
-	t.Helper()
-	pool := direct(t, e.sim.Addr(), "root", e.db.RootPassword(), "demo")
-	conn, err := pool.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	l := &lake{t: t, e: e, root: conn, name: name, dbs: dbs}
-	drop := func() {
-		for _, d := range dbs {
-			b := sim.BackingDatabase(name, d)
-			e.rootDB().Exec(fmt.Sprintf("REVOKE ALL PRIVILEGES ON `%s`.* FROM 'mcp_reader'@'%%'", b))
-			e.rootDB().Exec("DROP DATABASE IF EXISTS `" + b + "`")
-		}
-	}
-	drop()
-	t.Cleanup(drop)
-	l.exec("CREATE CATALOG " + name + " PROPERTIES (" + props + ")")
-	for _, d := range dbs {
-		l.exec("CREATE DATABASE " + name + "." + d)
-	}
-	return l
-}
-
-func (l *lake) exec(stmts ...string) {
-	l.t.Helper()
-	for _, s := range stmts {
-		if _, err := l.root.ExecContext(context.Background(), s); err != nil {
-			l.t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
-
-// grant lets the reader read database db of the catalog.
-func (l *lake) grant(db string) {
-	l.t.Helper()
-	if _, err := l.e.rootDB().Exec(fmt.Sprintf("GRANT SELECT, SHOW VIEW ON `%s`.* TO 'mcp_reader'@'%%'", sim.BackingDatabase(l.name, db))); err != nil {
-		l.t.Fatal(err)
-	}
-}
 
 // lakeTableResult is the data of inspect_lakehouse_table.
 type lakeTableResult struct {
@@ -119,11 +65,11 @@ type icebergWrite struct {
 func TestLakehouseIcebergAgainstWrites(t *testing.T) {
 	for _, p := range []string{"2.1", "3.0", "4.0", "4.1"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
 			name := "lhice" + strings.ReplaceAll(p, ".", "")
-			l := newLake(t, e, name, `"type" = "iceberg", "warehouse" = "s3://lake/wh"`, "sales")
-			l.grant("sales")
-			l.exec("CREATE TABLE " + name + ".sales.orders (id INT, region STRING, amount DECIMAL(10,2), dt DATE) PARTITION BY LIST (dt) ()")
+			l := doristest.NewLake(t, e, name, `"type" = "iceberg", "warehouse" = "s3://lake/wh"`, "sales")
+			l.Grant("sales")
+			l.Exec("CREATE TABLE " + name + ".sales.orders (id INT, region STRING, amount DECIMAL(10,2), dt DATE) PARTITION BY LIST (dt) ()")
 			tbl := name + ".sales.orders"
 			// Rows per dt the table must hold after each write, kept by the test.
 			rows := map[int]string{}
@@ -141,16 +87,16 @@ func TestLakehouseIcebergAgainstWrites(t *testing.T) {
 			delete(rows, 6) // the overwrite drops it
 			delete(rows, 2) // the delete removes it
 			for _, w := range writes {
-				l.exec(w.sql)
+				l.Exec(w.sql)
 			}
 
 			var got lakeTableResult
-			ev := e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "sales", "table": "orders",
+			ev := e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "sales", "table": "orders",
 				"include_snapshots": true, "include_partitions": true})
-			cd := ev.decode(t, &got)
+			cd := ev.Decode(t, &got)
 
 			// Snapshots, newest first, against the writes and MariaDB's ids.
-			ids := strings1(t, e.rootDB(), "SELECT snapshot_id FROM `"+sim.BackingDatabase(name, "sales")+"`.`orders$snapshots` ORDER BY committed_at")
+			ids := doristest.Strings(t, e.RootDB(), "SELECT snapshot_id FROM `"+sim.BackingDatabase(name, "sales")+"`.`orders$snapshots` ORDER BY committed_at")
 			if len(got.Snapshots) != len(writes) || len(ids) != len(writes) {
 				t.Fatalf("got %d snapshots (MariaDB %d), want %d", len(got.Snapshots), len(ids), len(writes))
 			}
@@ -224,17 +170,17 @@ func TestLakehouseIcebergAgainstWrites(t *testing.T) {
 func TestLakehousePaimonSnapshots(t *testing.T) {
 	for _, p := range []string{"2.1", "4.0"} {
 		t.Run(p, func(t *testing.T) {
-			e := newEnv(t, envOpts{profile: p, noAudit: true})
+			e := doristest.NewEnv(t, doristest.EnvOpts{Profile: p, NoAudit: true})
 			name := "lhpaimon" + strings.ReplaceAll(p, ".", "")
-			l := newLake(t, e, name, `"type" = "paimon", "warehouse" = "s3://lake/paimon"`, "ods")
-			l.grant("ods")
-			l.exec("CREATE TABLE "+name+".ods.clicks (id BIGINT, page STRING)",
+			l := doristest.NewLake(t, e, name, `"type" = "paimon", "warehouse" = "s3://lake/paimon"`, "ods")
+			l.Grant("ods")
+			l.Exec("CREATE TABLE "+name+".ods.clicks (id BIGINT, page STRING)",
 				"INSERT INTO "+name+".ods.clicks VALUES (1, 'a'), (2, 'b')",
 				"INSERT INTO "+name+".ods.clicks VALUES (3, 'c')",
 				"INSERT OVERWRITE TABLE "+name+".ods.clicks VALUES (9, 'z')")
 			var got lakeTableResult
-			e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "ods", "table": "clicks",
-				"include_snapshots": true}).decode(t, &got)
+			e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": name, "database": "ods", "table": "clicks",
+				"include_snapshots": true}).Decode(t, &got)
 			if p != "4.0" {
 				if s := got.Sections["snapshots"]; s.Status != "unavailable" || s.ReasonCode != "LAKEHOUSE_SYSTEM_TABLES_NEED_DORIS_3_1" {
 					t.Fatalf("snapshots section: %+v", s)
@@ -265,10 +211,10 @@ func TestLakehousePaimonSnapshots(t *testing.T) {
 // TestLakehouseRefusals: what cannot be inspected says why, and changes
 // nothing.
 func TestLakehouseRefusals(t *testing.T) {
-	e := newEnv(t, envOpts{noAudit: true})
-	l := newLake(t, e, "lhjdbc", `"type" = "jdbc", "jdbc_url" = "jdbc:mysql://u:p@127.0.0.1:3306/x", "driver_class" = "com.mysql.cj.jdbc.Driver"`, "crm")
-	l.grant("crm")
-	l.exec("CREATE TABLE lhjdbc.crm.accounts (id INT, name VARCHAR(20))")
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoAudit: true})
+	l := doristest.NewLake(t, e, "lhjdbc", `"type" = "jdbc", "jdbc_url" = "jdbc:mysql://u:p@127.0.0.1:3306/x", "driver_class" = "com.mysql.cj.jdbc.Driver"`, "crm")
+	l.Grant("crm")
+	l.Exec("CREATE TABLE lhjdbc.crm.accounts (id INT, name VARCHAR(20))")
 	cases := []struct {
 		child, reason, code string
 		args                map[string]any
@@ -295,7 +241,7 @@ func TestLakehouseRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.reason, func(t *testing.T) {
-			e.fail("doris_lakehouse", c.child, c.args, c.code, c.reason)
+			e.Fail("doris_lakehouse", c.child, c.args, c.code, c.reason)
 		})
 	}
 	// The hive catalog's metastore does not answer: listing its objects
@@ -304,15 +250,15 @@ func TestLakehouseRefusals(t *testing.T) {
 		State     string `json:"state"`
 		Databases []any  `json:"databases"`
 	}
-	cd := e.ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "hive", "include_objects": true}).decode(t, &cat)
+	cd := e.Ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "hive", "include_objects": true}).Decode(t, &cat)
 	if cd.Status != "partial" || cat.State != "unreachable" || cat.Databases != nil ||
 		!strings.Contains(strings.Join(cd.Warnings, " "), "LAKEHOUSE_CATALOG_UNREACHABLE") {
 		t.Fatalf("hive: %s %+v %v", cd.Status, cat, cd.Warnings)
 	}
 	// A table the reader may not read: permission, not "not found".
-	l.exec("CREATE DATABASE lhjdbc.hidden", "CREATE TABLE lhjdbc.hidden.t (id INT)")
-	t.Cleanup(func() { e.rootDB().Exec("DROP DATABASE IF EXISTS `" + sim.BackingDatabase("lhjdbc", "hidden") + "`") })
-	e.fail("doris_lakehouse", "inspect_variant_column", map[string]any{"catalog": "lhjdbc", "database": "hidden", "table": "t", "column": "id"},
+	l.Exec("CREATE DATABASE lhjdbc.hidden", "CREATE TABLE lhjdbc.hidden.t (id INT)")
+	t.Cleanup(func() { e.RootDB().Exec("DROP DATABASE IF EXISTS `" + sim.BackingDatabase("lhjdbc", "hidden") + "`") })
+	e.Fail("doris_lakehouse", "inspect_variant_column", map[string]any{"catalog": "lhjdbc", "database": "hidden", "table": "t", "column": "id"},
 		"CHILD_EXECUTION_FAILED", "LAKEHOUSE_PERMISSION_DENIED")
 }
 
@@ -338,15 +284,15 @@ type catalogResult struct {
 // databases and tables the reader may see, within object_limit and
 // LAKEHOUSE_MAX_CATALOG_DATABASES, and says when it stopped.
 func TestLakehouseCatalogObjects(t *testing.T) {
-	e := newEnv(t, envOpts{noAudit: true, config: func(c *doris.Config) { c.Lakehouse.MaxCatalogDatabases = 2 }})
-	l := newLake(t, e, "lhobj", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "a", "b", "c", "secret")
+	e := doristest.NewEnv(t, doristest.EnvOpts{NoAudit: true, Config: func(c *doris.Config) { c.Lakehouse.MaxCatalogDatabases = 2 }})
+	l := doristest.NewLake(t, e, "lhobj", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "a", "b", "c", "secret")
 	for _, d := range []string{"a", "b", "c"} {
-		l.grant(d)
+		l.Grant(d)
 	}
-	l.exec("CREATE TABLE lhobj.a.t1 (id INT)", "CREATE TABLE lhobj.a.t2 (id INT)", "CREATE TABLE lhobj.b.t3 (id INT)",
+	l.Exec("CREATE TABLE lhobj.a.t1 (id INT)", "CREATE TABLE lhobj.a.t2 (id INT)", "CREATE TABLE lhobj.b.t3 (id INT)",
 		"CREATE TABLE lhobj.secret.hidden (id INT)")
 	var got catalogResult
-	e.ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "lhobj", "include_objects": true}).decode(t, &got)
+	e.Ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "lhobj", "include_objects": true}).Decode(t, &got)
 	var seen []string
 	for _, d := range got.Databases {
 		for _, o := range d.Objects {
@@ -356,7 +302,7 @@ func TestLakehouseCatalogObjects(t *testing.T) {
 	if got.Type != "hms" || *got.State != "reachable" || len(got.Databases) != 2 || strings.Join(seen, " ") != "a.t1 a.t2 b.t3" || !got.Truncated {
 		t.Fatalf("got %+v (objects %v)", got, seen)
 	}
-	e.ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "lhobj", "include_objects": true, "object_limit": 1}).decode(t, &got)
+	e.Ok("doris_lakehouse", "inspect_external_catalog", map[string]any{"catalog": "lhobj", "include_objects": true, "object_limit": 1}).Decode(t, &got)
 	seen = nil
 	for _, d := range got.Databases {
 		for _, o := range d.Objects {
@@ -372,14 +318,14 @@ func TestLakehouseCatalogObjects(t *testing.T) {
 // partition values of its rows (SHOW PARTITIONS), and says it has no
 // snapshots rather than failing.
 func TestLakehouseHiveTable(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "2.1", noAudit: true})
-	l := newLake(t, e, "lhhive", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "logs")
-	l.grant("logs")
-	l.exec("CREATE TABLE lhhive.logs.access (path STRING, status INT, dt STRING, region STRING) PARTITION BY LIST (dt, region) ()",
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "2.1", NoAudit: true})
+	l := doristest.NewLake(t, e, "lhhive", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "logs")
+	l.Grant("logs")
+	l.Exec("CREATE TABLE lhhive.logs.access (path STRING, status INT, dt STRING, region STRING) PARTITION BY LIST (dt, region) ()",
 		"INSERT INTO lhhive.logs.access VALUES ('/', 200, '2024-05-01', 'eu'), ('/a', 404, '2024-05-01', 'eu'), ('/b', 200, '2024-05-02', 'us')")
 	var got lakeTableResult
-	cd := e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": "lhhive", "database": "logs", "table": "access",
-		"include_snapshots": true, "include_partitions": true}).decode(t, &got)
+	cd := e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": "lhhive", "database": "logs", "table": "access",
+		"include_snapshots": true, "include_partitions": true}).Decode(t, &got)
 	var names []string
 	for _, p := range got.Partitions {
 		names = append(names, p.Name)
@@ -401,14 +347,14 @@ func TestLakehouseHiveTable(t *testing.T) {
 // says how many values masking changed; the partition that is not
 // personal data stays as it is.
 func TestLakehousePartitionValuesMasked(t *testing.T) {
-	e := newEnv(t, envOpts{profile: "2.1", noAudit: true})
-	l := newLake(t, e, "lhmask", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "crm")
-	l.grant("crm")
-	l.exec("CREATE TABLE lhmask.crm.contacts (note STRING, owner_email STRING, region STRING) PARTITION BY LIST (owner_email, region) ()",
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "2.1", NoAudit: true})
+	l := doristest.NewLake(t, e, "lhmask", `"type" = "hms", "hive.metastore.uris" = "thrift://127.0.0.1:9083"`, "crm")
+	l.Grant("crm")
+	l.Exec("CREATE TABLE lhmask.crm.contacts (note STRING, owner_email STRING, region STRING) PARTITION BY LIST (owner_email, region) ()",
 		"INSERT INTO lhmask.crm.contacts VALUES ('a', 'jane.doe@example.com', 'eu'), ('b', 'bo@example.org', 'us')")
 	var got lakeTableResult
-	cd := e.ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": "lhmask", "database": "crm", "table": "contacts",
-		"include_partitions": true}).decode(t, &got)
+	cd := e.Ok("doris_lakehouse", "inspect_lakehouse_table", map[string]any{"catalog": "lhmask", "database": "crm", "table": "contacts",
+		"include_partitions": true}).Decode(t, &got)
 	var names []string
 	for _, p := range got.Partitions {
 		names = append(names, p.Name)
@@ -416,7 +362,7 @@ func TestLakehousePartitionValuesMasked(t *testing.T) {
 	if want := "owner_email=**@example.org/region=us owner_email=j******e@example.com/region=eu"; strings.Join(names, " ") != want {
 		t.Fatalf("partitions %v, want %s", names, want)
 	}
-	if applied, n := maskingMeta(t, cd); !applied || n != 2 {
+	if applied, n := doristest.MaskingMeta(t, cd); !applied || n != 2 {
 		t.Fatalf("masking metadata: applied %v, %d values; want 2", applied, n)
 	}
 	if raw := string(cd.Data); strings.Contains(raw, "jane.doe") || strings.Contains(raw, "bo@") {
