@@ -16,7 +16,8 @@ import (
 // a channel closed when all of them have answered.
 func holdSlow(t *testing.T, e *doristest.Env, n int, hold time.Duration) <-chan struct{} {
 	t.Helper()
-	e.Sim.Inject(sim.Fault{Match: "slow_marker", Latency: hold})
+	reached := make(chan struct{}, n)
+	e.Sim.Inject(sim.Fault{Match: "slow_marker", Latency: hold, Reached: reached})
 	t.Cleanup(e.Sim.ClearFaults)
 	done := make(chan struct{})
 	answered := make(chan struct{}, n)
@@ -32,7 +33,16 @@ func holdSlow(t *testing.T, e *doristest.Env, n int, hold time.Duration) <-chan 
 		}
 		close(done)
 	}()
-	time.Sleep(500 * time.Millisecond) // setup: let them reach the simulator
+	// Setup: every slow statement holds its slot and connection in the
+	// simulator before the test goes on.
+	timeout := time.After(30 * time.Second)
+	for range n {
+		select {
+		case <-reached:
+		case <-timeout:
+			t.Fatal("setup: the slow statements did not reach the simulator")
+		}
+	}
 	return done
 }
 
@@ -81,10 +91,11 @@ func TestAdmissionWaitsBriefly(t *testing.T) {
 		}
 	})
 	t.Run("a sustained overload is refused", func(t *testing.T) {
-		e := doristest.NewEnv(t, doristest.EnvOpts{Config: func(c *doris.Config) { c.MaxConcurrentQueries = 1; c.CapabilityTTL = time.Second }})
+		clock := doristest.NewClock()
+		e := doristest.NewEnv(t, doristest.EnvOpts{Now: clock.Now, Config: func(c *doris.Config) { c.MaxConcurrentQueries = 1; c.CapabilityTTL = time.Second }})
 		e.Discover("doris_query")
 		slowDone := holdSlow(t, e, 1, 8*time.Second)
-		time.Sleep(700 * time.Millisecond) // past the capability TTL
+		clock.Advance(1200 * time.Millisecond) // past the capability TTL: the call takes a new snapshot
 		ev := e.Fail("doris_query", "execute_query", map[string]any{"sql": "SELECT 1"}, "CHILD_EXECUTION_FAILED", "QUERY_CONCURRENCY_LIMITED")
 		if !ev.Error.Retryable || ev.Error.Details.StatusCode != 429 || !strings.Contains(ev.Error.Message, "MAX_CONCURRENT_QUERIES") ||
 			!strings.Contains(ev.Error.Message, "none finished within") {

@@ -74,16 +74,16 @@ func TestDorisDownAtStartThenUp(t *testing.T) {
 	}
 	// No restart: the next call after the failed-snapshot retry time works.
 	start := time.Now()
-	for {
+	doristest.Eventually(t, 5*time.Second, func() string {
 		ev := e.Call("doris_query", "execute_query", map[string]any{"sql": "SELECT 1 AS one"})
 		if ev.Mode == "result" {
-			break
+			return ""
 		}
-		if ev.Error.Details.ReasonCode != doris.ReasonConnectionFailed || time.Since(start) > 5*time.Second {
+		if ev.Error.Details.ReasonCode != doris.ReasonConnectionFailed {
 			t.Fatalf("after recovery: %s", ev.Raw)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return "after recovery: " + string(ev.Raw)
+	})
 	t.Logf("callable %v after Doris came back", time.Since(start).Round(10*time.Millisecond))
 	for domain, children := range boundChildren {
 		for _, child := range children {
@@ -141,7 +141,8 @@ func TestConnectionDroppedMidResult(t *testing.T) {
 }
 
 func TestVersionChangeMakesManifestStale(t *testing.T) {
-	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "3.0", Config: func(c *doris.Config) { c.CapabilityTTL = time.Second }})
+	clock := doristest.NewClock()
+	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "3.0", Now: clock.Now, Config: func(c *doris.Config) { c.CapabilityTTL = time.Second }})
 	m1 := e.Discover("doris_query")
 	if v := m1.Availability(t, "explain_query").Availability.ActiveVariant; v != "base_explain" {
 		t.Fatalf("3.0 variant %s", v)
@@ -153,7 +154,7 @@ func TestVersionChangeMakesManifestStale(t *testing.T) {
 	if err := e.Sim.SetProfile("4.0"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	clock.Advance(1100 * time.Millisecond) // past the capability TTL
 	ev = e.CallV("doris_query", "explain_query", m1.ManifestVersion, map[string]any{"sql": "SELECT 1"}, nil)
 	if ev.Error.Code != "CHILD_MANIFEST_STALE" || !ev.Error.Retryable || !ev.Error.Details.Rediscover ||
 		ev.ManifestVersion == "" || ev.ManifestVersion == m1.ManifestVersion {

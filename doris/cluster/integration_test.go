@@ -29,23 +29,6 @@ func asRoot(o doristest.EnvOpts) doristest.EnvOpts {
 	return o
 }
 
-// eventually polls f until it returns "" or 20 s pass; the last
-// complaint fails the test.
-func eventually(t *testing.T, f func() string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		msg := f()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestClusterAvailabilityPerProfile(t *testing.T) {
 	for _, p := range doristest.Profiles {
 		for _, admin := range []bool{false, true} {
@@ -142,7 +125,7 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 					return nil, cd
 				}
 				var task map[string]any
-				eventually(t, func() string {
+				doristest.Eventually(t, 20*time.Second, func() string {
 					if task, _ = find(); task == nil {
 						return "the slow query never appeared in list_active_tasks"
 					}
@@ -172,7 +155,7 @@ func TestListActiveTasksSeesSlowQuery(t *testing.T) {
 				}
 				cancel()
 				<-done
-				eventually(t, func() string {
+				doristest.Eventually(t, 20*time.Second, func() string {
 					if task, _ := find(); task != nil {
 						return "the ended query is still listed"
 					}
@@ -381,7 +364,7 @@ func TestCompactionFollowsWrites(t *testing.T) {
 				if got.Source != "metrics_summary" || got.Tasks != nil || len(cd.Warnings) == 0 {
 					t.Fatalf("%s: %+v %v, want the metrics summary and a warning about the filter", p, got, cd.Warnings)
 				}
-				eventually(t, func() string {
+				doristest.Eventually(t, 20*time.Second, func() string {
 					e.Ok("doris_cluster", "get_compaction_status", map[string]any{}).Decode(t, &got)
 					node := got.Summary["nodes"].([]any)[0].(map[string]any)
 					if d := node["compaction_deltas_total"].(map[string]any)["cumulative"].(float64); d < 5 {

@@ -431,16 +431,13 @@ func Running(t testing.TB, in *mariadb.Instance, marker string) []string {
 func WaitGone(t testing.TB, in *mariadb.Instance, marker string, limit time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
-		r := Running(t, in, marker)
-		if len(r) == 0 {
-			return time.Since(start)
+	Eventually(t, limit, func() string {
+		if r := Running(t, in, marker); len(r) > 0 {
+			return fmt.Sprintf("still running in MariaDB after %v: %v", limit, r)
 		}
-		if time.Since(start) > limit {
-			t.Fatalf("still running in MariaDB after %v: %v", limit, r)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return ""
+	})
+	return time.Since(start)
 }
 
 // udfItem decodes list_udfs.
@@ -481,4 +478,53 @@ func FeGet(t testing.TB, e *Env, path string) string {
 		t.Fatalf("FE %s: %v code %d", path, err, env.Code)
 	}
 	return string(env.Data)
+}
+
+// Eventually checks cond until it returns "" or limit passes, and then
+// fails the test with cond's last complaint. It is for what another
+// process does in its own time (a statement reaching MariaDB, a
+// simulated backend's counters), never for letting time pass: a test that
+// needs time to pass moves the runtime's clock (Clock).
+func Eventually(t testing.TB, limit time.Duration, cond func() string) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		msg := cond()
+		if msg == "" {
+			return
+		}
+		select {
+		case <-deadline.C:
+			t.Fatal(msg)
+		case <-tick.C:
+		}
+	}
+}
+
+// Clock is a clock that moves only when the test moves it, for the
+// runtime (EnvOpts.Now: clock.Now): capability TTLs and stale grace then
+// pass in an instant and exactly.
+type Clock struct {
+	mu  sync.Mutex // protects now
+	now time.Time
+}
+
+// NewClock returns a clock set to the current time.
+func NewClock() *Clock { return &Clock{now: time.Now()} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }

@@ -59,13 +59,12 @@ func streamLoad(t *testing.T, e *doristest.Env, user, pw, table, body string, he
 // eventuallyTrue polls cond until it holds or 20 s pass.
 func eventuallyTrue(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20 s", what)
+	doristest.Eventually(t, 20*time.Second, func() string {
+		if cond() {
+			return ""
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return what + ": not within 20 s"
+	})
 }
 
 type jobItem struct {

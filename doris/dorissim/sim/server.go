@@ -76,6 +76,11 @@ type Fault struct {
 	ErrMsg   string
 	// Times is how many statements the fault applies to; 0 = until cleared.
 	Times int
+	// Reached, when set, is sent a value as each matching statement
+	// arrives, before its latency, so a test waits for the event instead
+	// of sleeping. The send does not block: give the channel room for
+	// every statement you wait for.
+	Reached chan<- struct{}
 }
 
 type faultState struct {
