@@ -6,7 +6,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
-// auditTable is Doris's audit log (FE global enable_audit_plugin=true).
+// AuditTable is Doris's audit log (FE global enable_audit_plugin=true).
 const AuditTable = "internal.__internal_schema.audit_log"
 
 // MaskLiterals replaces the contents of string literals in a statement

@@ -339,7 +339,7 @@ func (r *Runtime) providers() map[string]bool {
 	}
 }
 
-// textRows is a small, fully read result of text values, for metadata and
+// TextRows is a small, fully read result of text values, for metadata and
 // probes.
 type TextRows struct {
 	Cols      []string
@@ -347,7 +347,7 @@ type TextRows struct {
 	Truncated bool
 }
 
-// get returns the named column of row ("" for NULL or a missing column).
+// Get returns the named column of row ("" for NULL or a missing column).
 func (t *TextRows) Get(row []sql.NullString, name string) string {
 	for i, c := range t.Cols {
 		if strings.EqualFold(c, name) {
@@ -378,7 +378,7 @@ const (
 	drainBytes = 256 << 10
 )
 
-// text runs a metadata statement of a child and reads at most maxRows
+// Text runs a metadata statement of a child and reads at most maxRows
 // rows of text (and at most maxTextBytes); truncated reports that more
 // were there.
 func (r *Runtime) Text(ctx context.Context, rt *Route, sqlText string, maxRows int, prefix string) (*TextRows, error) {
@@ -387,7 +387,7 @@ func (r *Runtime) Text(ctx context.Context, rt *Route, sqlText string, maxRows i
 	return out, err
 }
 
-// internalText is text for the server's own capability evidence, which
+// InternalText is text for the server's own capability evidence, which
 // takes no MAX_CONCURRENT_QUERIES slot.
 func (r *Runtime) InternalText(ctx context.Context, rt *Route, sqlText string, maxRows int, prefix string) (*TextRows, error) {
 	out := &TextRows{}
@@ -396,7 +396,7 @@ func (r *Runtime) InternalText(ctx context.Context, rt *Route, sqlText string, m
 	return out, err
 }
 
-// textInto reads up to maxRows rows (maxTextBytes in all) into out. Rows
+// TextInto reads up to maxRows rows (maxTextBytes in all) into out. Rows
 // past the limit are read and dropped, up to drainRows/drainBytes, so
 // that a result slightly over the limit ends normally and keeps its
 // connection; a larger one is stopped (killed). Either way out.truncated
@@ -432,7 +432,7 @@ func (r *Runtime) TextInto(ctx context.Context, rt *Route, s Stmt, maxRows int, 
 	})
 }
 
-// deadlineOr is the time left before ctx's deadline, or d.
+// DeadlineOr is the time left before ctx's deadline, or d.
 func DeadlineOr(ctx context.Context, d time.Duration) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); left < d {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// step is one section of a composite child (get_cluster_overview,
+// Step is one section of a composite child (get_cluster_overview,
 // diagnose_ingestion, diagnose_search_query, ...). Steps run concurrently,
 // each under its own time bound.
 type Step struct {
@@ -51,7 +51,7 @@ func (p *plan) Warnings(steps []Step) []string {
 	return out
 }
 
-// runPlan runs steps concurrently and waits for all of them. A required
+// RunPlan runs steps concurrently and waits for all of them. A required
 // step that fails fails the plan with its error (the other steps are
 // cancelled); an optional one that fails, panics or runs out of its time
 // becomes an unavailable section with a reason code, and the rest of the

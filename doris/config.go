@@ -301,7 +301,7 @@ func (c *Config) addrs() []string {
 	return out
 }
 
-// lineageStoreParts splits GOVERNANCE_LINEAGE_STORE_TABLE into 2 or 3
+// LineageStoreParts splits GOVERNANCE_LINEAGE_STORE_TABLE into 2 or 3
 // checked names.
 func LineageStoreParts(s string) ([]string, error) {
 	parts := strings.Split(s, ".")

@@ -75,7 +75,7 @@ var (
 		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not answer the capability checks"}
 )
 
-// classify turns a database or network failure into an *Error with a
+// Classify turns a database or network failure into an *Error with a
 // stable reason code (prefix_PERMISSION_DENIED, ...). The backend's text
 // is matched against known Doris shapes but never copied into Message;
 // only a missing object's name and a syntax error's position are passed
@@ -228,7 +228,7 @@ func PlainIdentChain(s string) bool {
 	return s != ""
 }
 
-// plainObject is name when it is a plain identifier chain short enough to
+// PlainObject is name when it is a plain identifier chain short enough to
 // report as an error's object, else "".
 func PlainObject(name string) string {
 	if PlainIdentChain(name) && len(name) <= maxIdent {

@@ -15,7 +15,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
-// stmt is one statement to run on a route, with its session and limits.
+// Stmt is one statement to run on a route, with its session and limits.
 type Stmt struct {
 	SQL string
 	// catalog and database are the session the statement runs in; empty
@@ -45,7 +45,7 @@ type Stmt struct {
 	internal bool
 }
 
-// column is a result column as the driver reports it.
+// Column is a result column as the driver reports it.
 type Column struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
@@ -76,7 +76,7 @@ const (
 // a sustained overload is told so.
 const admissionWait = 2 * time.Second
 
-// run executes s on rt, streaming rows to visit. Unless s is internal it
+// Run executes s on rt, streaming rows to visit. Unless s is internal it
 // holds one MAX_CONCURRENT_QUERIES slot for its duration.
 //
 // The whole statement, including taking a connection and applying the

@@ -12,7 +12,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
-// decodeArgs decodes validated arguments into a typed struct. The schema
+// DecodeArgs decodes validated arguments into a typed struct. The schema
 // has already refused unknown and case-variant members.
 func DecodeArgs(c *Call, v any) error {
 	if err := json.Unmarshal(c.Args, v); err != nil {
@@ -21,7 +21,7 @@ func DecodeArgs(c *Call, v any) error {
 	return nil
 }
 
-// glob matches name against an fnmatch-style pattern (* ? [...]); an empty
+// Glob matches name against an fnmatch-style pattern (* ? [...]); an empty
 // pattern matches everything.
 func Glob(prefix, pattern, name string) (bool, error) {
 	if pattern == "" {
@@ -37,7 +37,7 @@ func Glob(prefix, pattern, name string) (bool, error) {
 // pageSize is the number of items per page of catalog collections.
 const pageSize = 100
 
-// page returns one page of items (already sorted) and the cursor of the
+// Page returns one page of items (already sorted) and the cursor of the
 // next, through the server's one pager (handle.Signer.Page). The cursor is
 // bound to the caller, the child and the other arguments; it fails as
 // stale when the list changed.
@@ -80,7 +80,7 @@ func pageClaims(c *Call) (handle.Claims, error) {
 	}, nil
 }
 
-// collection is the data of a Collection child.
+// Collection is the data of a Collection child.
 type Collection struct {
 	Items      []map[string]any `json:"items"`
 	NextCursor *string          `json:"next_cursor"`

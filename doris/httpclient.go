@@ -77,7 +77,7 @@ func newHTTPClient(cfg *Config) (*httpClient, error) {
 	return h, nil
 }
 
-// errHTTPStatus reports a non-200 HTTP answer.
+// HTTPStatusError reports a non-200 HTTP answer.
 type HTTPStatusError struct{ Status int }
 
 func (e *HTTPStatusError) Error() string { return fmt.Sprintf("doris: HTTP status %d", e.Status) }

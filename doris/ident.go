@@ -10,7 +10,7 @@ import (
 // maxIdent bounds a catalog, database, table or column name.
 const maxIdent = 256
 
-// checkIdent validates a caller-supplied identifier before it is quoted
+// CheckIdent validates a caller-supplied identifier before it is quoted
 // into a statement: non-empty, bounded, valid UTF-8, and free of quotes,
 // backticks, backslashes and control characters. Doris names never contain
 // them, so refusing is clearer than escaping.
@@ -25,11 +25,11 @@ func CheckIdent(prefix, field, s string) *Error {
 	return nil
 }
 
-// identArg is an identifier argument of a call: the field it came in and
+// IdentArg is an identifier argument of a call: the field it came in and
 // its value.
 type IdentArg struct{ Field, Value string }
 
-// checkIdents checks identifier arguments in the order given and returns
+// CheckIdents checks identifier arguments in the order given and returns
 // the first failure (checkIdent), so that a call with several bad names
 // gets the same answer every time.
 func CheckIdents(prefix string, args ...IdentArg) *Error {
@@ -41,7 +41,7 @@ func CheckIdents(prefix string, args ...IdentArg) *Error {
 	return nil
 }
 
-// checkOptionalIdents is checkIdents for optional arguments: an empty
+// CheckOptionalIdents is checkIdents for optional arguments: an empty
 // value was omitted, and passes.
 func CheckOptionalIdents(prefix string, args ...IdentArg) *Error {
 	for _, a := range args {
@@ -55,13 +55,13 @@ func CheckOptionalIdents(prefix string, args ...IdentArg) *Error {
 	return nil
 }
 
-// quoteIdent backtick-quotes a name that passed checkIdent (or one of the
+// QuoteIdent backtick-quotes a name that passed checkIdent (or one of the
 // server's own constants).
 func QuoteIdent(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
 }
 
-// qualified quotes catalog.database.table, omitting empty leading parts.
+// Qualified quotes catalog.database.table, omitting empty leading parts.
 func Qualified(parts ...string) string {
 	var q []string
 	for _, p := range parts {
@@ -72,7 +72,7 @@ func Qualified(parts ...string) string {
 	return strings.Join(q, ".")
 }
 
-// bind renders a statement with %(name)s placeholders and literal values
+// Bind renders a statement with %(name)s placeholders and literal values
 // through the guard, the one place that quotes values, and returns the
 // checked text.
 func Bind(sql string, params map[string]any) (string, error) {

@@ -306,7 +306,7 @@ func (m *masker) ruleFor(column string) *maskRule {
 	return nil
 }
 
-// maskStats counts what masking changed in one result.
+// MaskStats counts what masking changed in one result.
 type MaskStats struct {
 	values int
 	rules  []string // the few distinct rules that fired
@@ -319,7 +319,7 @@ func (s *MaskStats) Add(rule string) {
 	}
 }
 
-// report is the Masking summary of a result; nil stats with masking on
+// Report is the Masking summary of a result; nil stats with masking on
 // report nothing masked.
 func (s *MaskStats) Report(enabled bool) *Masking {
 	m := &Masking{Applied: enabled}
@@ -578,7 +578,7 @@ func validDomain(d []byte) bool {
 	return !fileExtensions[string(lower[:len(tld)])]
 }
 
-// maskText masks one value of the named column the way data rows are
+// MaskText masks one value of the named column the way data rows are
 // masked, for children that return values read as text (partition
 // values). It returns the value unchanged when masking is off or does
 // not apply, and the rule that changed it.

@@ -13,7 +13,7 @@ import (
 // Metadata for resources and completions. Everything here runs through
 // the same route, guard and limits as the children.
 
-// systemDatabases are not offered as resources.
+// SystemDatabases are not offered as resources.
 var SystemDatabases = []string{"information_schema", "mysql", "__internal_schema", "performance_schema", "sys", "__doris_sim"}
 
 // Names lists catalogs, databases of a catalog, or tables of a database,

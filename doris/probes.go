@@ -113,7 +113,7 @@ func (r *Runtime) ProbeOutcome(ctx context.Context, err error) (outcome string, 
 	return r.ProbeFailure(ctx, err)
 }
 
-// probeFailure classifies a probe's failed read, through the one failure
+// ProbeFailure classifies a probe's failed read, through the one failure
 // mapping (classify).
 func (r *Runtime) ProbeFailure(ctx context.Context, err error) (outcome string, retry time.Duration) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

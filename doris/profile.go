@@ -7,10 +7,10 @@ import (
 	"errors"
 )
 
-// maxPlanRows bounds EXPLAIN output.
+// MaxPlanRows bounds EXPLAIN output.
 const MaxPlanRows = 10000
 
-// profileText fetches the FE profile text of a query id, capped at
+// ProfileText fetches the FE profile text of a query id, capped at
 // MAX_RESPONSE_CONTENT_SIZE characters.
 func (r *Runtime) ProfileText(ctx context.Context, rt *Route, queryID string) (string, bool, error) {
 	data, err := r.FEGet(ctx, rt, "/rest/v2/manager/query/profile/text/"+queryID)
@@ -44,7 +44,7 @@ func profileError(err error) error {
 		Message: "the FE profile API could not be reached", Cause: err}
 }
 
-// runProfiled runs one read-only statement with profiling on, under a
+// RunProfiled runs one read-only statement with profiling on, under a
 // fresh trace id, and returns the Doris query id the FE recorded for it.
 // Its rows are read and dropped; the connection is discarded afterwards.
 func (r *Runtime) RunProfiled(ctx context.Context, rt *Route, sqlText string) (queryID, traceID string, err error) {

@@ -21,10 +21,10 @@ import (
 // operators. Text the lexer cannot read is withheld whole rather than
 // guessed at.
 
-// withheldStatement stands for a statement that could not be read safely.
+// WithheldStatement stands for a statement that could not be read safely.
 const WithheldStatement = "/* statement withheld: it could not be read safely */"
 
-// redactSQL returns sql with its secrets removed (see above).
+// RedactSQL returns sql with its secrets removed (see above).
 func RedactSQL(sql string) string {
 	toks, err := guard.Scan(sql)
 	if err != nil {
@@ -86,7 +86,7 @@ var (
 	})
 )
 
-// redactText masks credentials in free text such as an error message:
+// RedactText masks credentials in free text such as an error message:
 // values of secret-named keys, passwords in URLs and IDENTIFIED BY,
 // bearer tokens, access key ids, long opaque tokens, and data values an
 // error quotes (Duplicate entry '...', value '...').
@@ -117,7 +117,7 @@ var safePropertyKeys = map[string]bool{
 	"enable_single_replica_compaction": true, "group_commit_interval_ms": true, "group_commit_data_bytes": true,
 }
 
-// javaMapProperties reads a Java Map.toString ("{k=v, k2=v2}") into
+// JavaMapProperties reads a Java Map.toString ("{k=v, k2=v2}") into
 // ordered pairs, masking values of keys not known to be safe.
 func JavaMapProperties(s string) map[string]any {
 	out := map[string]any{}

@@ -183,7 +183,7 @@ func TestListPythonUDFs41(t *testing.T) {
 			}
 			t.Cleanup(func() { w.Exec(fmt.Sprintf("DROP FUNCTION demo.%s(VARCHAR(64))", name)) })
 			var c struct {
-				Items []doristest.UdfItem `json:"items"`
+				Items []doristest.UDFItem `json:"items"`
 			}
 			ev := e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": name, "language": "python"})
 			ev.Decode(t, &c)
@@ -276,7 +276,7 @@ func TestMTMVComputeGroup41(t *testing.T) {
 			}
 			table := doristest.PipeTable(t, e, "mvcg", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL")
 			mv := "mv_" + table
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" VALUES (1, 'a'), (2, 'b')",
 				"CREATE MATERIALIZED VIEW "+mv+` BUILD IMMEDIATE REFRESH AUTO ON MANUAL PROPERTIES ("compute_group" = "etl_cg") `+
 					"AS SELECT grp, COUNT(*) AS n FROM "+table+" GROUP BY grp")

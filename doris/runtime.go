@@ -68,7 +68,7 @@ type Runtime struct {
 	routes map[string]*Route
 }
 
-// route is one identity's way into Doris: its own pool, never shared with
+// Route is one identity's way into Doris: its own pool, never shared with
 // another identity.
 type Route struct {
 	key       string // the pool's key: name, plus a digest of an own credential
@@ -130,7 +130,7 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 	return r, nil
 }
 
-// route returns the identity's route: the global service account for the
+// Route returns the identity's route: the global service account for the
 // "global" route, else a pool of the identity's own Doris account. An
 // identity bound to a route of its own but without its credential gets an
 // error, never the global pool: a request never falls back to a more

@@ -65,7 +65,7 @@ func sensitiveKey(k string) bool {
 	return false
 }
 
-// sanitizeStatement returns s with everything that can carry a secret
+// SanitizeStatement returns s with everything that can carry a secret
 // removed (see the file comment), on one line, cut at maxChars characters;
 // cut reports that it was shortened.
 func SanitizeStatement(s string, maxChars int) (out string, cut bool) {
@@ -160,7 +160,7 @@ func keyToken(t guard.Token) bool {
 	return t.Kind == guard.TokWord || t.Kind == guard.TokString || t.Kind == guard.TokQuoted
 }
 
-// keyText is the key a token names: a string literal's or quoted
+// KeyText is the key a token names: a string literal's or quoted
 // identifier's content, or the word itself.
 func KeyText(t guard.Token) string {
 	s := t.Text
@@ -233,7 +233,7 @@ type ddlClauses struct {
 	Withheld     int // properties left out: not allowlisted, or not a plain value
 }
 
-// parseCreateTable reads the clauses of a SHOW CREATE TABLE text. Only
+// ParseCreateTable reads the clauses of a SHOW CREATE TABLE text. Only
 // allowlisted properties with plain values are kept; the others are
 // counted. Text the guard cannot scan yields what was read before it.
 func ParseCreateTable(ddl string) ddlClauses {
@@ -341,7 +341,7 @@ func joinDDL(parts []string) string {
 	return b.String()
 }
 
-// plainValue reports a short value made of name characters, digits, and
+// PlainValue reports a short value made of name characters, digits, and
 // the punctuation Doris settings use (":", ",", "%", ".", "-", "_", " ").
 // Anything else (a URL, an escaped blob, a long opaque string) is not a
 // setting a DBA needs to see and may be a credential.
@@ -380,7 +380,7 @@ var configShapes = map[string]configShape{
 	"lineage_event_queue_size":    shapeInt,
 }
 
-// configValue returns the value of an FE configuration key when it has
+// ConfigValue returns the value of an FE configuration key when it has
 // the shape the key allows; ok is false (and the value must be withheld)
 // otherwise, or for a key the server does not know.
 func ConfigValue(key, value string) (v any, ok bool) {
@@ -417,7 +417,7 @@ func ConfigValue(key, value string) (v any, ok bool) {
 	return nil, false
 }
 
-// splitNames reads "a,b", "[a, b]", `["a","b"]` and "" as a list of names.
+// SplitNames reads "a,b", "[a, b]", `["a","b"]` and "" as a list of names.
 func SplitNames(v string) []string {
 	var arr []string
 	if json.Unmarshal([]byte(v), &arr) == nil && arr != nil {
@@ -450,7 +450,7 @@ func nameShaped(s string) bool {
 	return true
 }
 
-// safeURL returns a location reduced to scheme, host and path: user info,
+// SafeURL returns a location reduced to scheme, host and path: user info,
 // query (where presigned URLs carry their signature) and fragment are
 // dropped. Anything that is not a URL is withheld ("").
 func SafeURL(s string) string {

@@ -9,10 +9,10 @@ import (
 
 const CatalogPrefix = "CATALOG"
 
-// maxCatalogRows bounds every metadata listing read from Doris.
+// MaxCatalogRows bounds every metadata listing read from Doris.
 const MaxCatalogRows = 10000
 
-// tableType maps SHOW FULL TABLES' Table_type to the contract's names.
+// TableType maps SHOW FULL TABLES' Table_type to the contract's names.
 func TableType(s string) string {
 	u := strings.ToUpper(s)
 	switch {
@@ -36,7 +36,7 @@ func Nullable(t *TextRows, row []NullString, col string) any {
 	return nil
 }
 
-// boolish reads Doris's true/false and Yes/No cells.
+// Boolish reads Doris's true/false and Yes/No cells.
 func Boolish(s string) any {
 	switch strings.ToLower(s) {
 	case "true", "yes":
@@ -72,7 +72,7 @@ func CapChars(s string, n int) (string, bool) {
 	return s[:i], true
 }
 
-// section is one part of a composite result.
+// Section is one part of a composite result.
 type Section struct {
 	Status     string   `json:"status"` // success | partial | unavailable
 	Data       any      `json:"data,omitempty"`

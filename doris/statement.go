@@ -61,7 +61,7 @@ func (q *queryData) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// limits resolves a call's row budget and timeout against the deployment
+// Limits resolves a call's row budget and timeout against the deployment
 // ceilings. Asking for more than a ceiling is an argument error, never a
 // silent clamp.
 func (r *Runtime) Limits(maxRows, timeoutMs *int) (rows int, timeout time.Duration, err error) {
@@ -91,7 +91,7 @@ func (r *Runtime) Limits(maxRows, timeoutMs *int) (rows int, timeout time.Durati
 	return rows, timeout, nil
 }
 
-// checkSQL runs the guard over caller SQL with its parameters, once, and
+// CheckSQL runs the guard over caller SQL with its parameters, once, and
 // returns the checked statement to send. (The connection boundary checks
 // it again: that check is defence in depth, not a second opinion.)
 func CheckSQL(sqlText string, params map[string]any) (*guard.Statement, error) {
@@ -116,7 +116,7 @@ func GuardError(err error) error {
 		Message: "refused by the read-only guard (" + ge.Reason + "): " + ge.Msg, Cause: err}
 }
 
-// query runs s and returns typed rows within the row and byte budgets.
+// Query runs s and returns typed rows within the row and byte budgets.
 // Rows stream from the driver and stop at the budget: nothing beyond it is
 // read or kept. Each row is masked as it is encoded (mask.go), and the
 // masked text is what counts toward the byte budget.

@@ -134,7 +134,7 @@ func traced(ctx context.Context, query string) string {
 	return "/*traceparent='00-" + t.ID + "-" + t.Span + "-" + t.Flags + "'*/ " + query
 }
 
-// statementTrace is the trace id in the /*traceparent='...'*/ comment that
+// StatementTrace is the trace id in the /*traceparent='...'*/ comment that
 // leads stmt (traced puts one on every statement this server sends), or
 // "" when stmt has none or it is malformed. Read from an audit log, it
 // names the MCP call that sent the statement.

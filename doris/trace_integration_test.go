@@ -139,7 +139,7 @@ func TestGetQueryProfileByTraceID(t *testing.T) {
 	if p.TraceID == nil || *p.TraceID != a.ID {
 		t.Fatalf("profiled under trace %s, child reports trace %v", a.ID, p.TraceID)
 	}
-	if body := doristest.FeGet(t, e, "/rest/v2/manager/query/trace_id/"+a.ID); body != `"`+p.QueryID+`"` {
+	if body := doristest.FEGet(t, e, "/rest/v2/manager/query/trace_id/"+a.ID); body != `"`+p.QueryID+`"` {
 		t.Fatalf("FE trace lookup %s, the profiled query is %s", body, p.QueryID)
 	}
 	var byTrace doristest.Profile

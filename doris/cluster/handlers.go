@@ -190,7 +190,7 @@ func GetRuntimeCapabilities(ctx context.Context, c *doris.Call) (*doris.Result, 
 	return res, nil
 }
 
-// clusterProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"cluster.current_queries":       {SQL: `SHOW PROC "/current_queries"`},
 	"cluster.active_queries":        {SQL: activeQueriesSQL + " LIMIT 1"},

@@ -25,11 +25,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// updateGoldens rewrites the golden files the tests of this package
+// UpdateGoldens rewrites the golden files the tests of this package
 // compare against, instead of comparing: go test ./doris -run X -update.
 var UpdateGoldens = flag.Bool("update", false, "rewrite the golden files this package's tests compare against")
 
-// quiet discards logs unless DORIS_TEST_LOG is set.
+// Quiet discards logs unless DORIS_TEST_LOG is set.
 func Quiet() *slog.Logger {
 	if os.Getenv("DORIS_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -37,7 +37,7 @@ func Quiet() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// env is one test's Doris: the simulator over the shared MariaDB, the
+// Env is one test's Doris: the simulator over the shared MariaDB, the
 // runtime and the catalog surface that a Host would talk to.
 type Env struct {
 	t   testing.TB
@@ -74,7 +74,7 @@ type EnvOpts struct {
 	Instance *mariadb.Instance
 }
 
-// newEnv starts a simulator (profile "3.0" unless given) and a runtime
+// NewEnv starts a simulator (profile "3.0" unless given) and a runtime
 // logged in as mcp_reader, skipping loudly without MariaDB (failing under
 // CI=true).
 func NewEnv(t testing.TB, o EnvOpts) *Env {
@@ -117,7 +117,7 @@ func NewEnv(t testing.TB, o EnvOpts) *Env {
 	return e
 }
 
-// newAccount creates a MariaDB account with exactly the given grants
+// NewAccount creates a MariaDB account with exactly the given grants
 // (each a GRANT's privileges and object, e.g. "SELECT ON demo.*"), dropped
 // when the test ends. The simulator accepts it once told its password
 // (envOpts.users).
@@ -133,7 +133,7 @@ func NewAccount(t testing.TB, in *mariadb.Instance, name, pw string, grants ...s
 	t.Cleanup(func() { in.Exec(context.Background(), fmt.Sprintf("DROP USER IF EXISTS '%s'@'%%'", name)) })
 }
 
-// simConfig is the runtime configuration that points at s.
+// SimConfig is the runtime configuration that points at s.
 func SimConfig(t testing.TB, s *sim.Server, o EnvOpts) doris.Config {
 	t.Helper()
 	cfg := doris.DefaultConfig()
@@ -168,7 +168,7 @@ func HostPort(t testing.TB, addr string) (string, int) {
 	return h, n
 }
 
-// open (re)builds the runtime and the surface from e.cfg.
+// Open (re)builds the runtime and the surface from e.cfg.
 func (e *Env) Open() {
 	e.t.Helper()
 	signer, err := handle.NewRandom()
@@ -187,7 +187,7 @@ func (e *Env) Open() {
 	e.RT, e.SF = rt, sf
 }
 
-// envelope is a decoded catalog envelope (result, error or manifest).
+// Envelope is a decoded catalog envelope (result, error or manifest).
 type Envelope struct {
 	Raw             json.RawMessage
 	IsError         bool
@@ -229,7 +229,7 @@ type ManifestChild struct {
 	} `json:"availability"`
 }
 
-// childData is the data member of a result envelope: the child's result.
+// ChildData is the data member of a result envelope: the child's result.
 type ChildData struct {
 	Status   string           `json:"status"`
 	Data     json.RawMessage  `json:"data"`
@@ -250,7 +250,7 @@ func (ev *Envelope) Child(t testing.TB) ChildData {
 	return cd
 }
 
-// decode unmarshals the child's data member into v.
+// Decode unmarshals the child's data member into v.
 func (ev *Envelope) Decode(t testing.TB, v any) ChildData {
 	t.Helper()
 	cd := ev.Child(t)
@@ -260,7 +260,7 @@ func (ev *Envelope) Decode(t testing.TB, v any) ChildData {
 	return cd
 }
 
-// ctx is the context of one call: bounded, and carrying a trace of its own
+// Ctx is the context of one call: bounded, and carrying a trace of its own
 // as a Host's call does, so that every statement of every test reaches
 // the simulator with its trace comment (doris/trace.go).
 func (e *Env) Ctx() context.Context {
@@ -269,7 +269,7 @@ func (e *Env) Ctx() context.Context {
 	return doris.WithTrace(ctx, doris.NewTrace(doris.Trace{}, false))
 }
 
-// call runs domain.child through the catalog (hierarchical mode), with the
+// CallV runs domain.child through the catalog (hierarchical mode), with the
 // manifest_version given (or none).
 func (e *Env) CallV(domain, child, manifest string, args any, progress catalog.Progress) *Envelope {
 	e.t.Helper()
@@ -298,7 +298,7 @@ func (e *Env) Call(domain, child string, args any) *Envelope {
 	return e.CallV(domain, child, "", args, nil)
 }
 
-// ok calls a child and fails the test unless it returned a result.
+// Ok calls a child and fails the test unless it returned a result.
 func (e *Env) Ok(domain, child string, args any) *Envelope {
 	e.t.Helper()
 	ev := e.Call(domain, child, args)
@@ -308,7 +308,7 @@ func (e *Env) Ok(domain, child string, args any) *Envelope {
 	return ev
 }
 
-// fail calls a child and checks the error envelope's code and reason.
+// Fail calls a child and checks the error envelope's code and reason.
 func (e *Env) Fail(domain, child string, args any, code, reason string) *Envelope {
 	e.t.Helper()
 	ev := e.Call(domain, child, args)
@@ -322,7 +322,7 @@ func (e *Env) Fail(domain, child string, args any, code, reason string) *Envelop
 	return ev
 }
 
-// discover calls a domain with {} and returns its manifest.
+// Discover calls a domain with {} and returns its manifest.
 func (e *Env) Discover(domain string) *Envelope {
 	e.t.Helper()
 	res, err := e.SF.CallTool(e.Ctx(), e.ID, domain, json.RawMessage(`{}`), nil)
@@ -347,7 +347,7 @@ func (ev *Envelope) Availability(t testing.TB, child string) ManifestChild {
 	return ManifestChild{}
 }
 
-// queryResult is the data of execute_query.
+// QueryResult is the data of execute_query.
 type QueryResult struct {
 	Columns []struct {
 		Name string `json:"name"`
@@ -370,11 +370,11 @@ func (e *Env) Query(args map[string]any) (QueryResult, ChildData, *Envelope) {
 	return q, ev.Child(e.t), ev
 }
 
-// rootDB is a pool on MariaDB as root, directly (not through the
+// RootDB is a pool on MariaDB as root, directly (not through the
 // simulator), for ground truth.
 func (e *Env) RootDB() *sql.DB { return e.DB.Root() }
 
-// direct opens a go-sql-driver pool straight to addr.
+// Direct opens a go-sql-driver pool straight to addr.
 func Direct(t testing.TB, addr, user, pw, db string) *sql.DB {
 	t.Helper()
 	c := mysql.NewConfig()
@@ -390,7 +390,7 @@ func Direct(t testing.TB, addr, user, pw, db string) *sql.DB {
 	return d
 }
 
-// strings1 reads a one-column result as strings.
+// Strings reads a one-column result as strings.
 func Strings(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
 	rows, err := db.QueryContext(context.Background(), q, args...)

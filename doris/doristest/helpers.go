@@ -22,7 +22,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
-// collectionOf is the data of a Collection child.
+// CollectionOf is the data of a Collection child.
 type CollectionOf struct {
 	Items      []map[string]any `json:"items"`
 	NextCursor *string          `json:"next_cursor"`
@@ -37,7 +37,7 @@ func (c CollectionOf) Names() []string {
 	return out
 }
 
-// searchWriter connects to the simulator as the demo writer.
+// SearchWriter connects to the simulator as the demo writer.
 func SearchWriter(t testing.TB, e *Env) *sql.DB {
 	return Direct(t, e.Sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
 }
@@ -63,13 +63,13 @@ func (e *Env) Models(args map[string]any) []ModelItem {
 
 var Profiles = []string{"2.1", "3.0", "4.0", "4.1"}
 
-// simDB is a pool straight to the simulator as user (not through the MCP
+// SimDB is a pool straight to the simulator as user (not through the MCP
 // server), for what the test itself does to Doris.
 func (e *Env) SimDB(user, password string) *sql.DB {
 	return Direct(e.t, e.Sim.Addr(), user, password, mariadb.DemoDatabase)
 }
 
-// connID is the Doris connection id the next statement runs on (with
+// ConnID is the Doris connection id the next statement runs on (with
 // MaxConnections 1, the pool's only connection).
 func (e *Env) ConnID() string {
 	e.t.Helper()
@@ -77,13 +77,13 @@ func (e *Env) ConnID() string {
 	return fmt.Sprint(q.Rows[0]["id"])
 }
 
-// uniq is a name suffix unique within this test binary's MariaDB.
+// Uniq is a name suffix unique within this test binary's MariaDB.
 func Uniq(t testing.TB) string {
 	t.Helper()
 	return fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
 }
 
-// writer is the ETL account, straight to the simulator (the MCP server is
+// Writer is the ETL account, straight to the simulator (the MCP server is
 // read-only and never writes).
 func (e *Env) Writer() *sql.DB {
 	return Direct(e.t, e.Sim.Addr(), mariadb.WriterUser, mariadb.WriterPassword, "demo")
@@ -98,7 +98,7 @@ func (e *Env) Exec(db *sql.DB, stmts ...string) {
 	}
 }
 
-// syncAudit waits until the simulator's audit log holds every statement
+// SyncAudit waits until the simulator's audit log holds every statement
 // run so far.
 func (e *Env) SyncAudit() {
 	e.t.Helper()
@@ -107,12 +107,12 @@ func (e *Env) SyncAudit() {
 	}
 }
 
-// rootEnv is an environment logged in as the Doris admin.
+// RootOpts are the options of an environment logged in as the Doris admin.
 func RootOpts(profile string) EnvOpts {
 	return EnvOpts{Profile: profile, User: "root", Password: mariadb.DefaultRootPassword}
 }
 
-// lake is a test's external catalog, created through the simulator as
+// Lake is a test's external catalog, created through the simulator as
 // root. Its backing databases are dropped, and the reader's grants on them
 // revoked, when the test ends.
 type Lake struct {
@@ -157,7 +157,7 @@ func (l *Lake) Exec(stmts ...string) {
 	}
 }
 
-// grant lets the reader read database db of the catalog.
+// Grant lets the reader read database db of the catalog.
 func (l *Lake) Grant(db string) {
 	l.t.Helper()
 	if _, err := l.e.RootDB().Exec(fmt.Sprintf("GRANT SELECT, SHOW VIEW ON `%s`.* TO 'mcp_reader'@'%%'", sim.BackingDatabase(l.name, db))); err != nil {
@@ -165,7 +165,7 @@ func (l *Lake) Grant(db string) {
 	}
 }
 
-// syncBuffer is a log destination several goroutines write to.
+// SyncBuffer is a log destination several goroutines write to.
 type SyncBuffer struct {
 	mu sync.Mutex // protects b
 	b  bytes.Buffer
@@ -183,7 +183,7 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// logTo rebuilds e's runtime and surface with debug logs written to buf.
+// LogTo rebuilds e's runtime and surface with debug logs written to buf.
 func (e *Env) LogTo(buf *SyncBuffer) {
 	e.t.Helper()
 	log := slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -252,7 +252,7 @@ func (c SemanticContext) DatasetNames() string {
 	return strings.Join(out, ",")
 }
 
-// tracedCall runs domain.child under trace tr (as a Host's call with that
+// TracedCall runs domain.child under trace tr (as a Host's call with that
 // traceparent would) and decodes the envelope.
 func (e *Env) TracedCall(tr doris.Trace, domain, child string, args any) *Envelope {
 	e.t.Helper()
@@ -281,7 +281,7 @@ func MaskingMeta(t *testing.T, cd ChildData) (bool, int) {
 	return m["applied"] == true, int(n)
 }
 
-// as is another runtime on the same simulator, logged in as user.
+// As is another runtime on the same simulator, logged in as user.
 func (e *Env) As(user, pw string) *Env {
 	e.t.Helper()
 	o := *e
@@ -290,7 +290,7 @@ func (e *Env) As(user, pw string) *Env {
 	return &o
 }
 
-// pipeTable creates demo.<prefix>_<random> straight in MariaDB and drops
+// PipeTable creates demo.<prefix>_<random> straight in MariaDB and drops
 // it (and anything named after it) when the test ends.
 func PipeTable(t *testing.T, e *Env, prefix, columns string) string {
 	t.Helper()
@@ -307,8 +307,8 @@ func PipeTable(t *testing.T, e *Env, prefix, columns string) string {
 	return name
 }
 
-// sqlAs runs statements through the simulator as user.
-func SqlAs(t *testing.T, e *Env, user, pw string, stmts ...string) {
+// SQLAs runs statements through the simulator as user.
+func SQLAs(t *testing.T, e *Env, user, pw string, stmts ...string) {
 	t.Helper()
 	db := Direct(t, e.Sim.Addr(), user, pw, "demo")
 	for _, q := range stmts {
@@ -318,7 +318,7 @@ func SqlAs(t *testing.T, e *Env, user, pw string, stmts ...string) {
 	}
 }
 
-// argsFor is a valid argument object for each bound child.
+// ArgsFor is a valid argument object for each bound child.
 func ArgsFor(child string) map[string]any {
 	switch child {
 	case "list_tables":
@@ -372,11 +372,11 @@ func (e *Env) MfExecute(request map[string]any, extra map[string]any) MfRows {
 	return r
 }
 
-// slowQuery runs for many minutes unless something stops it (a cross
+// SlowQuery runs for many minutes unless something stops it (a cross
 // join of 10^10 rows; the guard refuses SLEEP).
 const SlowQuery = "SELECT SUM(a.seq * b.seq) AS s FROM demo.seq_1_to_100000 a, demo.seq_1_to_100000 b"
 
-// runQuery calls execute_query's handler directly (no catalog envelope).
+// RunQuery calls execute_query's handler directly (no catalog envelope).
 func (e *Env) RunQuery(t testing.TB, args map[string]any) (QueryResult, *doris.Result) {
 	t.Helper()
 	a, _ := json.Marshal(args)
@@ -395,7 +395,7 @@ func (e *Env) RunQuery(t testing.TB, args map[string]any) (QueryResult, *doris.R
 	return q, res
 }
 
-// generalLog turns MariaDB's general query log on (into mysql.general_log)
+// GeneralLog turns MariaDB's general query log on (into mysql.general_log)
 // for the rest of the test and returns a reader of the statements that
 // user sent since the last reset.
 func GeneralLog(t testing.TB, in *mariadb.Instance) (statements func(user string) []string, reset func()) {
@@ -419,14 +419,14 @@ func GeneralLog(t testing.TB, in *mariadb.Instance) (statements func(user string
 	return statements, reset
 }
 
-// running lists the statements MariaDB is running that contain marker
+// Running lists the statements MariaDB is running that contain marker
 // (other than the asking one).
 func Running(t testing.TB, in *mariadb.Instance, marker string) []string {
 	return Strings(t, in.Root(), "SELECT CONCAT(ID, ' ', USER, ' ', TIME_MS) FROM information_schema.processlist "+
 		"WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE CONCAT('%', ?, '%')", marker)
 }
 
-// waitGone polls MariaDB's processlist until no statement with marker
+// WaitGone polls MariaDB's processlist until no statement with marker
 // runs, and returns how long that took (or fails after limit).
 func WaitGone(t testing.TB, in *mariadb.Instance, marker string, limit time.Duration) time.Duration {
 	t.Helper()
@@ -440,8 +440,8 @@ func WaitGone(t testing.TB, in *mariadb.Instance, marker string, limit time.Dura
 	return time.Since(start)
 }
 
-// udfItem decodes list_udfs.
-type UdfItem struct {
+// UDFItem decodes list_udfs.
+type UDFItem struct {
 	Name       string         `json:"name"`
 	Scope      string         `json:"scope"`
 	Signature  string         `json:"signature"`
@@ -459,9 +459,9 @@ type Profile struct {
 	OperatorTree     []map[string]any `json:"operator_tree"`
 }
 
-// feGet reads an FE REST endpoint of the simulator as the reader and
+// FEGet reads an FE REST endpoint of the simulator as the reader and
 // returns the envelope's data.
-func FeGet(t testing.TB, e *Env, path string) string {
+func FEGet(t testing.TB, e *Env, path string) string {
 	t.Helper()
 	req, _ := http.NewRequest("GET", "http://"+e.Sim.FEAddr()+path, nil)
 	req.SetBasicAuth(mariadb.ReaderUser, mariadb.ReaderPassword)

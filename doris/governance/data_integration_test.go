@@ -143,7 +143,7 @@ func TestGovernanceListUDFs(t *testing.T) {
 			e.Exec(w, fmt.Sprintf(`CREATE FUNCTION demo.%s(DECIMAL(12,2), VARCHAR(2)) RETURNS DECIMAL(12,2) PROPERTIES ("file" = "https://deploy:PlantedUdfPw9@repo.example.com/udf/tax.jar?X-Amz-Signature=PlantedSig77", "symbol" = "com.example.udf.TaxRate", "type" = "JAVA_UDF", "always_nullable" = "false")`, name))
 			t.Cleanup(func() { w.Exec(fmt.Sprintf("DROP FUNCTION demo.%s(DECIMAL(12,2), VARCHAR(2))", name)) })
 			var c struct {
-				Items []doristest.UdfItem `json:"items"`
+				Items []doristest.UDFItem `json:"items"`
 			}
 			ev := e.Ok("doris_governance", "list_udfs", map[string]any{"database": "demo", "name_pattern": "tax_rate_*"})
 			ev.Decode(t, &c)
@@ -460,7 +460,7 @@ func TestGovernanceDemoFirstTry(t *testing.T) {
 		t.Fatalf("storage %v", storage)
 	}
 	var udfs struct {
-		Items []doristest.UdfItem `json:"items"`
+		Items []doristest.UDFItem `json:"items"`
 	}
 	answer("list_udfs", map[string]any{"database": "demo"}, &udfs)
 	if len(udfs.Items) != 1 || udfs.Items[0].Name != "mask_email" {

@@ -11,7 +11,7 @@ import (
 // governancePrefix names the failure domain of doris_governance reasons.
 const governancePrefix = "GOVERNANCE"
 
-// governanceProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"governance.information_schema": {SQL: "SELECT COLUMN_NAME FROM information_schema.columns LIMIT 1"},
 	"governance.audit_log":          {SQL: "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1"},

@@ -173,7 +173,7 @@ func (r kit) collect(c *doris.Call, items []map[string]any, truncated bool, curs
 	return res, nil
 }
 
-// catalogProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"catalog.show_catalogs":                 {SQL: "SHOW CATALOGS"},
 	"catalog.show_databases":                {SQL: "SHOW DATABASES"},

@@ -8,7 +8,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
-// pipelineProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"pipeline.show_load":        {SQL: "SHOW LOAD LIMIT 1"},
 	"pipeline.show_stream_load": {SQL: "SHOW STREAM LOAD LIMIT 1"},

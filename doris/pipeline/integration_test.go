@@ -121,7 +121,7 @@ func TestPipelineIngestionStatus(t *testing.T) {
 			if again["Status"] != "Label Already Exists" {
 				t.Fatalf("reused label: %v", again)
 			}
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" WITH LABEL "+table+"_ins (id, name) VALUES (1000, 'x'), (1001, 'y')")
 			var rows int
 			if err := e.RootDB().QueryRow("SELECT COUNT(*) FROM demo." + table).Scan(&rows); err != nil || rows != n+2 {
@@ -285,7 +285,7 @@ func TestPipelineMaterializedViewStatus(t *testing.T) {
 			e := writerEnv(t, profile)
 			table := doristest.PipeTable(t, e, "mvs", "id INT NOT NULL PRIMARY KEY, grp VARCHAR(8) NOT NULL, amount DECIMAL(10,2) NULL")
 			mv := "mv_" + table
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"INSERT INTO "+table+" VALUES (1, 'a', 1.5), (2, 'b', 2.5)",
 				"CREATE MATERIALIZED VIEW "+mv+" BUILD IMMEDIATE REFRESH AUTO ON SCHEDULE EVERY 1 HOUR "+
 					`PROPERTIES ("grace_period" = "120", "custom.secret_key" = "mvprop_SECRET_7Q") AS SELECT grp, SUM(amount) AS total FROM `+table+" GROUP BY grp",
@@ -321,7 +321,7 @@ func TestPipelineMaterializedViewStatus(t *testing.T) {
 			}
 			// A write makes it stale: sync is false, and a state filter
 			// on its refresh state still finds it.
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" VALUES (4, 'd', 1)")
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" VALUES (4, 'd', 1)")
 			ev = e.Ok("doris_pipeline", "get_materialized_view_status", map[string]any{"view": mv, "states": []string{"success"}})
 			ev.Decode(t, &got)
 			if len(got.Items) != 1 || got.Items[0].Sync != false || got.Items[0].RefreshHistory != nil {
@@ -356,7 +356,7 @@ func TestPipelineDependencies(t *testing.T) {
 			if err := e.DB.Exec(context.Background(), "CREATE TABLE demo."+copyTable+" (id INT, name VARCHAR(16))"); err != nil {
 				t.Fatal(err)
 			}
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 				"CREATE VIEW v_"+base+" AS SELECT id, name FROM "+base+" WHERE name <> 'x'",
 				"CREATE MATERIALIZED VIEW mv_"+base+" BUILD DEFERRED REFRESH AUTO ON MANUAL AS SELECT COUNT(*) AS n FROM demo."+base,
 				"INSERT INTO "+copyTable+" SELECT id, name FROM "+base+" WHERE id > 0 /* FROM not_a_table */")
@@ -451,7 +451,7 @@ func TestPipelineDiagnoseIngestion(t *testing.T) {
 			if res["Status"] != "Fail" {
 				t.Fatalf("%v", res)
 			}
-			doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" WITH LABEL "+table+"_l2 VALUES (5, 'e')")
+			doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword, "INSERT INTO "+table+" WITH LABEL "+table+"_l2 VALUES (5, 'e')")
 			var d ingestionDiagnosis
 			eventuallyTrue(t, "the INSERT reaches the audit log", func() bool {
 				ev := e.Ok("doris_pipeline", "diagnose_ingestion", map[string]any{"database": "demo", "table": table,
@@ -524,7 +524,7 @@ func TestPipelineSecretsNeverLeave(t *testing.T) {
 	e := writerEnv(t, "4.0")
 	table := doristest.PipeTable(t, e, "sec", "id INT NOT NULL PRIMARY KEY, note VARCHAR(64) NULL")
 	secrets := []string{"pw_SECRET_A1", "sk_live_SECRET_B2", "tok_SECRET_C3", "mvq_SECRET_D4", "ak_SECRET_E5"}
-	doristest.SqlAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
+	doristest.SQLAs(t, e, mariadb.WriterUser, mariadb.WriterPassword,
 		"INSERT INTO "+table+" VALUES (1, 'sk_live_SECRET_B2')",
 		"INSERT INTO "+table+" SELECT id + 10, note FROM "+table+" WHERE note = 'sk_live_SECRET_B2' /* password=pw_SECRET_A1 */",
 		"CREATE VIEW v_"+table+" AS SELECT id FROM "+table+" WHERE note <> 'tok_SECRET_C3'",

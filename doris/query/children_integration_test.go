@@ -88,7 +88,7 @@ func TestGetQueryProfile(t *testing.T) {
 		t.Fatalf("operator tree %v", p.OperatorTree)
 	}
 	// The query id the FE recorded, straight from the FE HTTP API.
-	body := doristest.FeGet(t, e, "/rest/v2/manager/query/trace_id/"+*p.TraceID)
+	body := doristest.FEGet(t, e, "/rest/v2/manager/query/trace_id/"+*p.TraceID)
 	if body != `"`+p.QueryID+`"` {
 		t.Fatalf("FE trace lookup %s, child said %s", body, p.QueryID)
 	}

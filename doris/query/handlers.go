@@ -51,7 +51,7 @@ func ExecuteQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	return &doris.Result{Status: "success", Data: data, Warnings: warnings, Truncated: data.Truncated, Masking: data.Masking}, nil
 }
 
-// queryProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"query.explain":   {SQL: "EXPLAIN SELECT 1"},
 	"query.audit_log": {SQL: "SELECT `query_id` FROM internal.__internal_schema.audit_log LIMIT 1"},

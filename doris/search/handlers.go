@@ -11,7 +11,7 @@ import (
 // searchPrefix names the failure domain of doris_search reason codes.
 const searchPrefix = "SEARCH"
 
-// searchProbes are the capability probes of this domain's children.
+// Probes are the capability probes of this domain's children.
 var Probes = map[string]doris.Probe{
 	"search.show_index":       {SQL: "SHOW INDEX FROM information_schema.tables"},
 	"search.tokenize":         {SQL: `SELECT TOKENIZE('Doris search', '"parser"="english"')`},
