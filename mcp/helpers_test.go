@@ -199,11 +199,18 @@ type httpEnv struct {
 
 func newHTTP(t testing.TB, e *env, legacy bool) *httpEnv {
 	t.Helper()
+	return newHTTPWith(t, e, mcp.HTTPOptions{Legacy: legacy})
+}
+
+// newHTTPWith serves e over HTTP with o (its Policy: loopback).
+func newHTTPWith(t testing.TB, e *env, o mcp.HTTPOptions) *httpEnv {
+	t.Helper()
 	policy, err := auth.NewHostPolicy("127.0.0.1", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewUnstartedServer(e.srv.Handler(mcp.HTTPOptions{Policy: policy, Legacy: legacy}))
+	o.Policy = policy
+	ts := httptest.NewUnstartedServer(e.srv.Handler(o))
 	ts.Config.BaseContext = e.srv.BaseContext // as main does: Abort cancels requests
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -27,6 +27,11 @@ type HTTPOptions struct {
 	Policy *auth.HostPolicy
 	// Legacy serves the handshake-era adapter at /mcp/legacy.
 	Legacy bool
+	// ModernOnly restricts /mcp to MCP 2026-07-28. By default /mcp serves
+	// each request in the era it speaks, as the 2026-07-28 backward
+	// compatibility rules allow: today's Hosts open with a handshake-era
+	// initialize and are served as on /mcp/legacy.
+	ModernOnly bool
 	// Ready is the bounded readiness check behind GET /ready (nil: always
 	// ready).
 	Ready func(ctx context.Context) error
@@ -48,14 +53,19 @@ type HTTPOptions struct {
 }
 
 // Handler returns the HTTP handler of the server: POST /mcp (MCP
-// 2026-07-28, stateless), POST /mcp/legacy when enabled, and the health
-// endpoints GET /live, /ready and /health. Everything else is 404.
+// 2026-07-28, stateless, and the handshake era per request unless
+// ModernOnly), POST /mcp/legacy when enabled, and the health endpoints GET
+// /live, /ready and /health. Everything else is 404.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 2 * time.Second
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, modern) })
+	mcpEra := either
+	if o.ModernOnly {
+		mcpEra = modern
+	}
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, mcpEra) })
 	if o.Legacy {
 		mux.HandleFunc("/mcp/legacy", func(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r, o, legacy) })
 	} else {
@@ -184,6 +194,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, o HTTPOptions, e 
 		return nil, false
 	case derr != nil:
 		s.refuse(w, r, http.StatusBadRequest, id, derr)
+		return nil, false
+	}
+	if e == either {
+		e, version = eraOf(r, req)
+	} else if e == modern && o.ModernOnly && handshakeEra(r, req) {
+		s.refuse(w, r, http.StatusBadRequest, id, errModernOnly(requestedVersion(r, req)))
 		return nil, false
 	}
 	var c *call
@@ -329,6 +345,55 @@ func decodeHeaderValue(v string) (string, bool) {
 		}
 	}
 	return v, true
+}
+
+// eraOf chooses the era of one request to /mcp, as the official go-sdk
+// does: _meta naming a protocol version, an Mcp-Method header, or a
+// 2026-07-28 (or unknown) MCP-Protocol-Version header selects 2026-07-28,
+// whose own checks then judge the request; a handshake-era version header
+// (which such clients send after initialize), or none of these (their
+// initialize, and every request of a 2025-03-26 client), selects the
+// handshake era. Either way the request goes through the same identity,
+// scope, limit and read-only checks.
+func eraOf(r *http.Request, req *Request) (era, string) {
+	if handshakeEra(r, req) {
+		v, _ := legacyHeaderVersion(r)
+		return legacy, v
+	}
+	return modern, ""
+}
+
+// handshakeEra reports whether a request speaks a handshake-era revision
+// (eraOf).
+func handshakeEra(r *http.Request, req *Request) bool {
+	if len(r.Header.Values("Mcp-Method")) > 0 {
+		return false // every 2026-07-28 request has one: the common case costs no parse
+	}
+	if p, err := readParams(req.Params); err == nil && p.meta.hasVersion {
+		return false
+	}
+	_, ok := legacyHeaderVersion(r)
+	return ok
+}
+
+// errModernOnly refuses a handshake-era request on /mcp when the operator
+// restricted it to 2026-07-28, saying where such clients are served.
+func errModernOnly(requested string) *Error {
+	return &Error{Code: CodeUnsupportedVersion, Message: "this endpoint serves MCP " + Version + " only (MCP_MODERN_ONLY=true); " +
+		"clients of MCP 2025-03-26, 2025-06-18 and 2025-11-25 use /mcp/legacy, which the operator enables with ENABLE_LEGACY_HTTP_ADAPTER=true",
+		Data: map[string]any{"supported": []string{Version}, "requested": requested}}
+}
+
+// requestedVersion is the handshake-era version a request asks for: its
+// initialize's protocolVersion, else its version header (none: 2025-03-26).
+func requestedVersion(r *http.Request, req *Request) string {
+	if p, err := readParams(req.Params); err == nil && req.Method == "initialize" {
+		if v, err := str(p.protocolVersion, "protocolVersion", true); err == nil {
+			return v
+		}
+	}
+	v, _ := legacyHeaderVersion(r)
+	return v
 }
 
 // legacyHeaderVersion returns the handshake-era version a legacy request

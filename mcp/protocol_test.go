@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/mcp"
 	"github.com/doris-mcp/doris-mcp-server/mcp/wiretest"
 )
 
@@ -271,12 +272,15 @@ func TestStdioDualEra(t *testing.T) {
 	}
 }
 
-// TestLegacyHTTP drives /mcp/legacy as handshake-era clients do.
-func TestLegacyHTTP(t *testing.T) {
-	h := newHTTP(t, newEnv(t, 2, 3), true)
+// handshakeSequence runs what a handshake-era client does on path
+// (initialize, initialized, the list methods, logging, subscriptions and
+// tool calls), checking every reply against the 2025-11-25 wire schema,
+// and returns the headers it ended with.
+func handshakeSequence(t *testing.T, h *httpEnv, path string) map[string]string {
+	t.Helper()
 	hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	r := h.post(t, "/mcp/legacy", hdr, init, wiretest.Rev20251125, "initialize")
+	r := h.post(t, path, hdr, init, wiretest.Rev20251125, "initialize")
 	if r.status != 200 || r.header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("initialize: %d %v %s", r.status, r.header, r.body)
 	}
@@ -286,11 +290,11 @@ func TestLegacyHTTP(t *testing.T) {
 	}
 	hdr["MCP-Protocol-Version"] = "2025-11-25"
 	hdr["Mcp-Session-Id"] = r.header.Get("Mcp-Session-Id")
-	if r := h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wiretest.Rev20251125, ""); r.status != 202 {
+	if r := h.post(t, path, hdr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wiretest.Rev20251125, ""); r.status != 202 {
 		t.Fatalf("initialized: %d", r.status)
 	}
 	for _, m := range []string{"ping", "tools/list", "resources/list", "prompts/list", "resources/templates/list"} {
-		r := h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","id":1,"method":"`+m+`"}`, wiretest.Rev20251125, m)
+		r := h.post(t, path, hdr, `{"jsonrpc":"2.0","id":1,"method":"`+m+`"}`, wiretest.Rev20251125, m)
 		if r.status != 200 || r.msg["result"] == nil {
 			t.Fatalf("%s: %d %s", m, r.status, r.body)
 		}
@@ -301,22 +305,57 @@ func TestLegacyHTTP(t *testing.T) {
 	} {
 		var m struct{ Method string }
 		json.Unmarshal([]byte(body), &m)
-		if r := h.post(t, "/mcp/legacy", hdr, body, wiretest.Rev20251125, m.Method); r.msg["result"] == nil {
+		if r := h.post(t, path, hdr, body, wiretest.Rev20251125, m.Method); r.msg["result"] == nil {
 			t.Fatalf("%s: %s", m.Method, r.body)
 		}
 	}
-	r = h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, wiretest.Rev20251125, "tools/call")
+	r = h.post(t, path, hdr, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, wiretest.Rev20251125, "tools/call")
 	if r.status != 200 || r.msg["result"].(map[string]any)["structuredContent"] == nil {
 		t.Fatalf("tools/call: %s", r.body)
 	}
 	// Unknown tool: a JSON-RPC error in a 200 response, as legacy SDKs expect.
-	r = h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}`, wiretest.Rev20251125, "tools/call")
+	r = h.post(t, path, hdr, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope"}}`, wiretest.Rev20251125, "tools/call")
 	if r.status != 200 || errorCode(t, r.msg) != -32602 {
 		t.Fatalf("unknown tool: %d %s", r.status, r.body)
 	}
+	return hdr
+}
+
+// TestMCPServesBothEras: /mcp serves today's Hosts, which open with a
+// handshake-era initialize, as /mcp/legacy does, and 2026-07-28 requests
+// statelessly, chosen per request; with ModernOnly a handshake-era
+// request is told which setting and endpoint serve it.
+func TestMCPServesBothEras(t *testing.T) {
+	h := newHTTP(t, newEnv(t, 2, 3), false)
+	handshakeSequence(t, h, "/mcp")
+	if r := h.call(t, "tools/list", "", ""); r.status != 200 || r.msg["result"] == nil {
+		t.Fatalf("modern tools/list beside the handshake era: %d %s", r.status, r.body)
+	}
+	// A modern initialize is a removed method, as conformance requires.
+	r := h.post(t, "/mcp", modernHeaders("initialize", ""), req(9, "initialize", ""), wiretest.Rev20260728, "initialize")
+	if r.status != 404 || errorCode(t, r.msg) != -32601 {
+		t.Fatalf("modern initialize: %d %s", r.status, r.body)
+	}
+
+	m := newHTTPWith(t, newEnv(t, 2, 3), mcp.HTTPOptions{ModernOnly: true})
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	r = m.post(t, "/mcp", map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, init, wiretest.Rev20260728, "initialize")
+	msg, _ := r.msg["error"].(map[string]any)["message"].(string)
+	if r.status != 400 || errorCode(t, r.msg) != -32022 || !strings.Contains(msg, "MCP_MODERN_ONLY") || !strings.Contains(msg, "/mcp/legacy") {
+		t.Fatalf("handshake-era initialize on a modern-only /mcp: %d %s", r.status, r.body)
+	}
+	if r := m.call(t, "tools/list", "", ""); r.status != 200 || r.msg["result"] == nil {
+		t.Fatalf("modern tools/list on a modern-only /mcp: %d %s", r.status, r.body)
+	}
+}
+
+// TestLegacyHTTP drives /mcp/legacy as handshake-era clients do.
+func TestLegacyHTTP(t *testing.T) {
+	h := newHTTP(t, newEnv(t, 2, 3), true)
+	hdr := handshakeSequence(t, h, "/mcp/legacy")
 	// A modern version header belongs on /mcp.
 	hdr["MCP-Protocol-Version"] = "2026-07-28"
-	r = h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`, wiretest.Rev20251125, "tools/list")
+	r := h.post(t, "/mcp/legacy", hdr, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`, wiretest.Rev20251125, "tools/list")
 	if r.status != 400 || r.msg["error"] != "legacy_adapter_only" {
 		t.Fatalf("modern header on legacy endpoint: %d %s", r.status, r.body)
 	}

@@ -118,6 +118,9 @@ type era int
 const (
 	modern era = iota // 2026-07-28: stateless, _meta on every request
 	legacy            // 2025-xx: after initialize
+	// either is /mcp's: each request is served in the era it speaks
+	// (eraOf). It is an endpoint's setting, never a call's.
+	either
 )
 
 // call is one request being served.
