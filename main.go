@@ -84,17 +84,13 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	loadErrs := cfg.fromEnv(merged)
 	loadErrs = append(loadErrs, flags.apply(&cfg)...)
 	verr := errors.Join(append(loadErrs, cfg.Validate())...)
-	if flags.checkConfig {
-		if verr != nil {
-			printProblems(stderr, verr)
-			return errReported
-		}
-		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
-		return nil
-	}
 	if verr != nil {
 		printProblems(stderr, verr)
 		return errReported
+	}
+	if flags.checkConfig {
+		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
+		return nil
 	}
 
 	log, sink := newLogger(stderr, cfg.LogLevel)
