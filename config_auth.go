@@ -292,3 +292,14 @@ func (l *loader) envTokens() []auth.EnvToken {
 	}
 	return out
 }
+
+// tokenCompanion reports whether k is a companion of a token of env
+// (TOKEN_<ID>_PERMISSIONS with TOKEN_<ID> set).
+func tokenCompanion(k string, env map[string]string) bool {
+	for _, s := range tokenSuffixes {
+		if id, ok := strings.CutSuffix(k, s); ok && isTokenVar(id) && env[id] != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -8,8 +8,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -138,6 +140,36 @@ func TestRangeInTheVariablesUnit(t *testing.T) {
 		if err == nil || !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
 			t.Errorf("%v: want %q without %q, got %v:\n%s", tc.env, tc.want, tc.not, err, msg)
 		}
+	}
+}
+
+// TestMisspeltSettingWarns: a variable with one of the server's prefixes
+// that is a near miss of a setting is named at startup with the setting
+// it probably meant; its value is never logged.
+func TestMisspeltSettingWarns(t *testing.T) {
+	const secret = "hunter2-the-password-of-the-service"
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	env := map[string]string{"TRANSPORT": "stdio", "DORIS_HOST": "127.0.0.1", "DORIS_PORT": "1", "DORIS_PASWORD": secret, "PATH": "/usr/bin"}
+	if err := run(ctx, []string{"--env-file", os.DevNull}, env, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	var found bool
+	for _, line := range strings.Split(errb.String(), "\n") {
+		var rec struct{ Level, Msg string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "DORIS_PASWORD is not a setting; did you mean DORIS_PASSWORD?" {
+			found = rec.Level == "WARN"
+		}
+	}
+	if !found {
+		t.Errorf("no WARN line naming DORIS_PASWORD and DORIS_PASSWORD:\n%s", errb.String())
+	}
+	if strings.Contains(errb.String(), secret) {
+		t.Errorf("the log repeats the value of the misspelt variable:\n%s", errb.String())
+	}
+	if regexp.MustCompile(`\bPATH\b`).MatchString(errb.String()) {
+		t.Errorf("a variable without the server's prefixes is mentioned:\n%s", errb.String())
 	}
 }
 
@@ -273,5 +305,43 @@ DORIS_HEALTH_CHECK_INTERVAL: 500ms is shorter than 1 second`
 	}
 	if got := inUnitOfSetting("2 is outside (0, 1]", true); got != "must be within (0, 1]" {
 		t.Errorf("interval: %q", got)
+	}
+}
+
+// TestStrayVariables: near misses of a setting with the server's
+// prefixes are warned of with the setting they probably meant; others with
+// those prefixes are listed; everything else, settings and TOKEN_<ID>s are
+// not strays.
+func TestStrayVariables(t *testing.T) {
+	env := map[string]string{
+		"DORIS_PASWORD": "x", "QUERY_TIMOUT": "x", "MCP_ALLOWED_HOST": "x", "DORIS_OAUTH_BASE_ULR": "x", "TOKEN_FILE_PAHT": "x",
+		"ENABLE_TOKEN_AUHT": "x", "DORIS_PASSWORD": "x", "TOKEN_ALICE": "x", "TOKEN_ALICE_PERMISSIONS": "x", "PATH": "x", "HOME": "x",
+		"ENABLE_SECURITY_CHECK": "x", "ENABLE_QUERY_CACHE": "x", "DORIS_MCP_TEST_LOG": "x", "OAUTH_PROVIDER": "x",
+	}
+	var typos, others []string
+	for _, s := range strayVariables(env) {
+		if s.meant != "" {
+			typos = append(typos, s.typo())
+		} else {
+			others = append(others, s.name)
+		}
+	}
+	wantTypos := []string{
+		"DORIS_OAUTH_BASE_ULR is not a setting; did you mean DORIS_OAUTH_BASE_URL?",
+		"DORIS_PASWORD is not a setting; did you mean DORIS_PASSWORD?",
+		"ENABLE_TOKEN_AUHT is not a setting; did you mean ENABLE_TOKEN_AUTH?",
+		"MCP_ALLOWED_HOST is not a setting; did you mean MCP_ALLOWED_HOSTS?",
+		"TOKEN_FILE_PAHT is not a setting; did you mean TOKEN_FILE_PATH?",
+	}
+	if !slices.Equal(typos, wantTypos) {
+		t.Errorf("typos\n%s\nwant\n%s", strings.Join(typos, "\n"), strings.Join(wantTypos, "\n"))
+	}
+	if want := []string{"DORIS_MCP_TEST_LOG", "ENABLE_QUERY_CACHE", "ENABLE_SECURITY_CHECK", "OAUTH_PROVIDER"}; !slices.Equal(others, want) {
+		t.Errorf("others %q, want %q", others, want)
+	}
+	for a, b := range map[[2]string]int{{"", ""}: 0, {"abc", ""}: 3, {"PASWORD", "PASSWORD"}: 1, {"PAHT", "PATH"}: 1, {"ABCD", "BADC"}: 2, {"kitten", "sitting"}: 3} {
+		if got := editDistance(a[0], a[1]); got != b {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", a[0], a[1], got, b)
+		}
 	}
 }

@@ -84,17 +84,21 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	loadErrs := cfg.fromEnv(merged)
 	loadErrs = append(loadErrs, flags.apply(&cfg)...)
 	verr := errors.Join(append(loadErrs, cfg.Validate())...)
+	strays := strayVariables(merged)
 	if verr != nil {
 		printProblems(stderr, verr)
+		printTypos(stderr, strays)
 		return errReported
 	}
 	if flags.checkConfig {
+		printTypos(stderr, strays)
 		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
 		return nil
 	}
 
 	log, sink := newLogger(stderr, cfg.LogLevel)
 	defer sink.Close()
+	logStrays(log, strays)
 	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.Auth.Enabled() && !cfg.DorisOAuth.Enabled {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
@@ -123,6 +127,34 @@ func printProblems(w io.Writer, err error) {
 	fmt.Fprintln(w, "doris-mcp-server: invalid configuration:")
 	for _, line := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintln(w, "  -", line)
+	}
+}
+
+// printTypos names the variables that are near misses of a setting, for
+// a configuration that is not served (invalid, or --check-config).
+func printTypos(w io.Writer, strays []stray) {
+	for _, s := range strays {
+		if s.meant != "" {
+			fmt.Fprintln(w, "doris-mcp-server: warning:", s.typo())
+		}
+	}
+}
+
+// logStrays warns of each variable that is a near miss of a setting, and
+// names, more quietly and on one line, the other variables with the
+// server's prefixes that it ignores (the reference server's own, say).
+// Only names are logged: a value may be a secret.
+func logStrays(log *slog.Logger, strays []stray) {
+	var ignored []string
+	for _, s := range strays {
+		if s.meant != "" {
+			log.Warn(s.typo())
+		} else {
+			ignored = append(ignored, s.name)
+		}
+	}
+	if len(ignored) > 0 {
+		log.Info("ignoring variables that are not settings of this server", "names", ignored)
 	}
 }
 

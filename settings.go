@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -374,4 +375,77 @@ func inUnitOfSetting(msg string, given bool) string {
 		return "must be at least " + least
 	}
 	return msg
+}
+
+// settingPrefixes are the prefixes of settings specific enough to say
+// that a variable was meant for this server. Broader ones (SERVER_, MAX_,
+// LOG_, QUERY_) are other programs' too, and PATH is nobody's typo.
+var settingPrefixes = []string{"DORIS_", "MCP_", "ENABLE_", "JWT_", "OAUTH_", "TOKEN_", "OSSIE_", "METRICFLOW_",
+	"GOVERNANCE_", "LAKEHOUSE_", "CAPABILITY_", "AUDIT_LOG_", "MASKING_"}
+
+// stray is a variable with a setting prefix that is no setting.
+type stray struct {
+	name  string
+	meant string // the setting within two edits of name; empty when none is
+}
+
+// typo is the warning of a stray that is a near miss of a setting.
+func (s stray) typo() string { return s.name + " is not a setting; did you mean " + s.meant + "?" }
+
+// strayVariables returns, in name order, the variables of env that have a
+// setting prefix and are not settings, each with the setting it is
+// probably a misspelling of (at most two edits away), if any. Values are
+// never looked at.
+func strayVariables(env map[string]string) []stray {
+	known := knownSettings()
+	var out []stray
+	for k := range env {
+		if isSetting(k) || tokenCompanion(k, env) || !hasSettingPrefix(k) {
+			continue
+		}
+		s := stray{name: k}
+		best := 3
+		for name := range known {
+			if d := editDistance(k, name); d < best || d == best && name < s.meant {
+				best, s.meant = d, name
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b stray) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+func hasSettingPrefix(k string) bool {
+	for _, p := range settingPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the optimal-string-alignment distance of a and b:
+// insertions, deletions, substitutions and transpositions of adjacent
+// bytes, each one edit.
+func editDistance(a, b string) int {
+	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
