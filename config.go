@@ -34,6 +34,10 @@ type Config struct {
 	ListPageSize int           // MCP_LIST_PAGE_SIZE, 1..1000
 	HandleSecret string        // MCP_STATE_HANDLE_SECRET; empty: random per launch
 	HandleTTL    time.Duration // MCP_STATE_HANDLE_TTL_SECONDS, 1..3600 s
+	// HandlePreviousSecret is MCP_STATE_HANDLE_PREVIOUS_SECRET: the secret
+	// before the last rotation. Cursors it signed still open; it never
+	// signs. Empty: none.
+	HandlePreviousSecret string
 
 	ExposureMode      string   // MCP_TOOL_EXPOSURE_MODE
 	ValidateResults   bool     // MCP_VALIDATE_RESULTS: check every child result against its output schema
@@ -110,6 +114,7 @@ func (c *Config) load(l *loader) {
 	l.bool("ENABLE_LEGACY_HTTP_ADAPTER", &c.LegacyHTTP)
 	l.int("MCP_LIST_PAGE_SIZE", &c.ListPageSize)
 	l.secret("MCP_STATE_HANDLE_SECRET", &c.HandleSecret)
+	l.secret("MCP_STATE_HANDLE_PREVIOUS_SECRET", &c.HandlePreviousSecret)
 	l.seconds("MCP_STATE_HANDLE_TTL_SECONDS", &c.HandleTTL)
 	l.str("MCP_TOOL_EXPOSURE_MODE", &c.ExposureMode)
 	l.bool("MCP_VALIDATE_RESULTS", &c.ValidateResults)
@@ -325,6 +330,13 @@ func (c *Config) Validate() error {
 	fail("MCP_LIST_PAGE_SIZE", intBetween(int64(c.ListPageSize), 1, 1000, ""))
 	if c.HandleSecret != "" {
 		fail("MCP_STATE_HANDLE_SECRET", checkSecret(c.HandleSecret))
+	}
+	if c.HandlePreviousSecret != "" {
+		if c.HandleSecret == "" {
+			failf("MCP_STATE_HANDLE_PREVIOUS_SECRET", "needs MCP_STATE_HANDLE_SECRET: a previous secret only matters while rotating to a new one")
+		} else {
+			fail("MCP_STATE_HANDLE_PREVIOUS_SECRET", checkSecret(c.HandlePreviousSecret))
+		}
 	}
 	fail("MCP_STATE_HANDLE_TTL_SECONDS", durationBetween(c.HandleTTL, time.Second, handle.MaxTTL, seconds))
 	switch c.ExposureMode {

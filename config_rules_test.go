@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
 // dorisOAuthOn is a valid Doris-backed OAuth configuration, for settings
@@ -342,6 +343,56 @@ func TestStrayVariables(t *testing.T) {
 	for a, b := range map[[2]string]int{{"", ""}: 0, {"abc", ""}: 3, {"PASWORD", "PASSWORD"}: 1, {"PAHT", "PATH"}: 1, {"ABCD", "BADC"}: 2, {"kitten", "sitting"}: 3} {
 		if got := editDistance(a[0], a[1]); got != b {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", a[0], a[1], got, b)
+		}
+	}
+}
+
+// TestHandleSecretRotation: with MCP_STATE_HANDLE_PREVIOUS_SECRET, a
+// cursor signed before the rotation still opens, and new ones are signed
+// with the new secret only.
+func TestHandleSecretRotation(t *testing.T) {
+	const oldSecret, newSecret = "Wq4-Zt8Lp2Xv6Nb0Mc3Hd7Jf1Gs5Ky9Re+a", "k2P9x-Qv7Lm3Rt8Zw4Yb6Nc1Hd5Jf0Gs+ux"
+	signer := func(env map[string]string) *handle.Signer {
+		t.Helper()
+		cfg := DefaultConfig()
+		if err := errors.Join(append(cfg.fromEnv(env), cfg.Validate())...); err != nil {
+			t.Fatal(err)
+		}
+		s, err := newSigner(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	c := handle.Claims{Kind: "cursor", Scope: "tools/list", Resource: "mcp://tools", Principal: "p"}
+	before := signer(map[string]string{"MCP_STATE_HANDLE_SECRET": oldSecret})
+	h, err := before.Sign(c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotating := signer(map[string]string{"MCP_STATE_HANDLE_SECRET": newSecret, "MCP_STATE_HANDLE_PREVIOUS_SECRET": oldSecret})
+	if err := rotating.Open(h, c, nil); err != nil {
+		t.Fatalf("a cursor of the previous secret during the rotation: %v", err)
+	}
+	fresh, _ := rotating.Sign(c, 2)
+	if before.Open(fresh, c, nil) == nil {
+		t.Error("a new cursor is signed with the previous secret")
+	}
+	after := signer(map[string]string{"MCP_STATE_HANDLE_SECRET": newSecret})
+	if after.Open(h, c, nil) == nil || after.Open(fresh, c, nil) != nil {
+		t.Error("without the previous secret, only the new secret's cursors open")
+	}
+	for env, want := range map[string]string{
+		oldSecret: "MCP_STATE_HANDLE_PREVIOUS_SECRET: needs MCP_STATE_HANDLE_SECRET",
+		"weak":    "MCP_STATE_HANDLE_PREVIOUS_SECRET: is 4 bytes",
+	} {
+		m := map[string]string{"MCP_STATE_HANDLE_PREVIOUS_SECRET": env}
+		if env == "weak" {
+			m["MCP_STATE_HANDLE_SECRET"] = newSecret
+		}
+		msg, err := checkConfig(t, m)
+		if err == nil || !strings.Contains(msg, want) || strings.Contains(msg, oldSecret) {
+			t.Errorf("%v: %v\n%s", m, err, msg)
 		}
 	}
 }

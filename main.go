@@ -160,13 +160,7 @@ func logStrays(log *slog.Logger, strays []stray) {
 
 // wire builds the server from a valid Config.
 func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
-	var signer *handle.Signer
-	var err error
-	if cfg.HandleSecret != "" {
-		signer, err = handle.New([]byte(cfg.HandleSecret), handle.WithTTL(cfg.HandleTTL))
-	} else {
-		signer, err = handle.NewRandom(handle.WithTTL(cfg.HandleTTL))
-	}
+	signer, err := newSigner(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,6 +199,21 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		return nil, nil, err
 	}
 	return srv, rt, nil
+}
+
+// newSigner is the signer of cursors and other state handles: keyed by
+// MCP_STATE_HANDLE_SECRET (random per launch without it), and still
+// opening what MCP_STATE_HANDLE_PREVIOUS_SECRET signed, so a rotation of
+// the secret does not invalidate every cursor in flight at once.
+func newSigner(cfg Config) (*handle.Signer, error) {
+	opts := []handle.Option{handle.WithTTL(cfg.HandleTTL)}
+	if cfg.HandleSecret == "" {
+		return handle.NewRandom(opts...)
+	}
+	if cfg.HandlePreviousSecret != "" {
+		opts = append(opts, handle.WithPrevious([]byte(cfg.HandlePreviousSecret)))
+	}
+	return handle.New([]byte(cfg.HandleSecret), opts...)
 }
 
 const instructions = "Read-only access to Apache Doris. Pick the one domain tool that matches the question, " +
