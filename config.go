@@ -160,7 +160,7 @@ func (c *Config) load(l *loader) {
 	l.int("MAX_CONCURRENT_QUERIES", &d.MaxConcurrentQueries)
 	l.int("MAX_RESPONSE_CONTENT_SIZE", &d.MaxResponseContentSize)
 	l.bool("ENABLE_MASKING", &d.EnableMasking)
-	l.str("MASKING_RULES_JSON", &d.MaskingRules)
+	l.document("MASKING_RULES_JSON", &d.MaskingRules)
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
@@ -180,7 +180,7 @@ func (c *Config) load(l *loader) {
 	l.int("OSSIE_CONTEXT_HARD_MAX_BYTES", &o.ContextHardMaxBytes)
 	mf := &d.MetricFlow
 	l.bool("METRICFLOW_ENABLED", &mf.Enabled)
-	l.str("METRICFLOW_PROVIDER_COMMAND_JSON", &mf.CommandJSON)
+	l.document("METRICFLOW_PROVIDER_COMMAND_JSON", &mf.CommandJSON)
 	l.str("METRICFLOW_PROJECT_DIRECTORY", &mf.ProjectDirectory)
 	l.seconds("METRICFLOW_TIMEOUT_SECONDS", &mf.Timeout)
 	l.int("METRICFLOW_MAX_OUTPUT_BYTES", &mf.MaxOutputBytes)

@@ -14,7 +14,7 @@ package main
 //   - a list splits on commas and on whitespace alike, and empty elements
 //     are dropped ("a.example, b.example c.example" is three);
 //   - a string loses its surrounding whitespace; a secret or key is taken
-//     verbatim.
+//     verbatim, and messages never repeat it (nor a JSON document).
 //
 // An empty duration, number or boolean is unset (the default holds); an
 // empty string or list is set to empty.
@@ -234,6 +234,14 @@ func (l *loader) str(name string, dst *string) bool {
 		*dst = strings.TrimSpace(v)
 	}
 	return ok
+}
+
+// document reads a JSON document (trimmed), which messages do not repeat:
+// it is long, and its problems point into it.
+func (l *loader) document(name string, dst *string) {
+	if l.str(name, dst) {
+		l.origin[name] = origin{}
+	}
 }
 
 // secret reads a value verbatim, and never repeats it in a message.
