@@ -264,6 +264,8 @@ func TestSettingError(t *testing.T) {
 		{&SettingError{Name: "DORIS_PORT", Value: "70000", Flag: "--doris-port", Err: base}, `DORIS_PORT="70000" (set by --doris-port): must be between 1 and 300 seconds`},
 		{&SettingError{Name: "X", Value: "v", Err: errors.New(`"v" is wrong`)}, `X: "v" is wrong`},
 		{&SettingError{Name: "X", Value: strings.Repeat("é", 60), Err: base}, `X="` + strings.Repeat("é", 40) + `…": must be between 1 and 300 seconds`},
+		{&SettingError{Name: "DORIS_OAUTH_PEERS", Value: "https://a.example https://ops:hunter2@b.example/", Err: errors.New("must not contain user information")},
+			`DORIS_OAUTH_PEERS="https://a.example https://…@b.example/": must not contain user information`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
@@ -391,5 +393,18 @@ func TestHandleSecretRotation(t *testing.T) {
 		if err == nil || !strings.Contains(msg, want) || strings.Contains(msg, oldSecret) {
 			t.Errorf("%v: %v\n%s", m, err, msg)
 		}
+	}
+}
+
+// TestProblemsHideCredentials: a URL refused for carrying credentials is
+// named without them, whichever package refuses it.
+func TestProblemsHideCredentials(t *testing.T) {
+	msg, err := checkConfig(t, withEnv(dorisOAuthOn, "DORIS_OAUTH_BASE_URL", "https://ops:hunter2@mcp.example.com",
+		"DORIS_OAUTH_PEERS", "https://ops:hunter2@b.example/ https://c.example", "DORIS_OAUTH_SECRET", "Wq4-Zt8Lp2Xv6Nb0Mc3Hd7Jf1Gs5Ky9Re+a",
+		"ENABLE_JWT_AUTH", "true", "JWT_ALGORITHM", "HS256", "JWT_SECRET_KEY", "Wq4-Zt8Lp2Xv6Nb0Mc3Hd7Jf1Gs5Ky9Re+a",
+		"JWT_JWKS_URL", "https://ops:hunter2@keys.example/jwks"))
+	if err == nil || strings.Contains(msg, "hunter2") || !strings.Contains(msg, `DORIS_OAUTH_BASE_URL="https://…@mcp.example.com"`) ||
+		!strings.Contains(msg, "JWT_JWKS_URL") || !strings.Contains(msg, `"https://…@b.example/": is not`) {
+		t.Errorf("%v\n%s", err, msg)
 	}
 }

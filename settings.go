@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func (e *SettingError) Error() string {
 	b.WriteString(e.Name)
 	// A message that already quotes the value does not get it twice.
 	if e.Value != "" && !strings.Contains(msg, strconv.Quote(e.Value)) {
-		b.WriteString("=" + strconv.Quote(shorten(e.Value, 80)))
+		b.WriteString("=" + strconv.Quote(shorten(redactUserinfo(e.Value), 80)))
 	}
 	if e.Flag != "" {
 		b.WriteString(" (set by " + e.Flag + ")")
@@ -61,6 +62,13 @@ func (e *SettingError) Error() string {
 }
 
 func (e *SettingError) Unwrap() error { return e.Err }
+
+// userinfo is the user information of a URL ("https://user:pw@host").
+var userinfo = regexp.MustCompile(`://[^/@\s]*@`)
+
+// redactUserinfo hides the user information of the URLs in s: a URL
+// setting refused for carrying credentials must not print them.
+func redactUserinfo(s string) string { return userinfo.ReplaceAllString(s, "://…@") }
 
 // shorten cuts s to at most n bytes at a rune boundary, marking the cut.
 func shorten(s string, n int) string {

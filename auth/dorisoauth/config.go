@@ -204,7 +204,7 @@ func (c *Config) Validate() []error {
 	}
 	for _, p := range c.Peers {
 		if err := checkPeerURL(p); err != nil {
-			fail("DORIS_OAUTH_PEERS", "%q: %v", p, err)
+			fail("DORIS_OAUTH_PEERS", "%q: %v", withoutUserinfo(p), err)
 		}
 	}
 	between := func(field string, v, lo, hi time.Duration) {
@@ -238,7 +238,7 @@ func (c *Config) Validate() []error {
 	}
 	for _, u := range c.AllowedRedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
-			fail("DORIS_OAUTH_ALLOWED_REDIRECT_URIS", "%q: %v", u, err)
+			fail("DORIS_OAUTH_ALLOWED_REDIRECT_URIS", "%q: %v", withoutUserinfo(u), err)
 		}
 	}
 	switch c.DCRMode {
@@ -338,6 +338,16 @@ func checkPeerURL(s string) error {
 		return errors.New("is not an http(s) base URL without path, query or user information")
 	}
 	return nil
+}
+
+// withoutUserinfo is s without the credentials of its user information,
+// for messages: a URL refused for carrying them must not print them.
+func withoutUserinfo(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = nil
+		return strings.Replace(u.String(), "://", "://…@", 1)
+	}
+	return s
 }
 
 // baseIsLoopback reports whether the base URL's host is loopback.
