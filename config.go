@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
@@ -34,6 +34,10 @@ type Config struct {
 	ListPageSize int           // MCP_LIST_PAGE_SIZE, 1..1000
 	HandleSecret string        // MCP_STATE_HANDLE_SECRET; empty: random per launch
 	HandleTTL    time.Duration // MCP_STATE_HANDLE_TTL_SECONDS, 1..3600 s
+	// HandlePreviousSecret is MCP_STATE_HANDLE_PREVIOUS_SECRET: the secret
+	// before the last rotation. Cursors it signed still open; it never
+	// signs. Empty: none.
+	HandlePreviousSecret string
 
 	ExposureMode      string   // MCP_TOOL_EXPOSURE_MODE
 	ValidateResults   bool     // MCP_VALIDATE_RESULTS: check every child result against its output schema
@@ -62,6 +66,10 @@ type Config struct {
 	// Telemetry is GET /metrics and the invocation audit log
 	// (config_telemetry.go).
 	Telemetry TelemetryConfig
+
+	// origin is where each setting that was given came from (fromEnv,
+	// flagSet.apply), for the messages of Validate.
+	origin map[string]origin
 }
 
 // DefaultConfig returns the reference server's defaults.
@@ -83,113 +91,21 @@ func DefaultConfig() Config {
 	}
 }
 
-// fieldError is one configuration problem: the variable or flag, and why.
-type fieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *fieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *fieldError) Unwrap() error { return e.Err }
-
-// loader reads typed values from an environment, collecting every problem.
-type loader struct {
-	env  map[string]string
-	errs []error
-}
-
-func (l *loader) fail(field, format string, args ...any) {
-	l.errs = append(l.errs, &fieldError{Field: field, Err: fmt.Errorf(format, args...)})
-}
-
-func (l *loader) str(key string, dst *string) {
-	if v, ok := l.env[key]; ok {
-		*dst = strings.TrimSpace(v)
-	}
-}
-
-// secret reads a value verbatim (no trimming).
-func (l *loader) secret(key string, dst *string) {
-	if v, ok := l.env[key]; ok {
-		*dst = v
-	}
-}
-
-func (l *loader) int(key string, dst *int) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		l.fail(key, "%q is not an integer", v)
-		return
-	}
-	*dst = n
-}
-
-func (l *loader) seconds(key string, dst *time.Duration) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		l.fail(key, "%q is not a number of seconds", v)
-		return
-	}
-	*dst = time.Duration(f * float64(time.Second))
-}
-
-func (l *loader) float(key string, dst *float64) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		l.fail(key, "%q is not a number", v)
-		return
-	}
-	*dst = f
-}
-
-func (l *loader) bool(key string, dst *bool) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on":
-		*dst = true
-	case "0", "false", "no", "off":
-		*dst = false
-	default:
-		l.fail(key, "%q is not a boolean (true/false)", v)
-	}
-}
-
-func (l *loader) list(key string, dst *[]string) {
-	v, ok := l.env[key]
-	if !ok {
-		return
-	}
-	*dst = splitList(v)
-}
-
-func splitList(v string) []string {
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// fromEnv overlays the environment on c.
+// fromEnv overlays the environment on c and returns the values it could
+// not read, each a *SettingError. It is the one reader of the environment:
+// the auth, Doris-backed OAuth and Doris settings are read here too, by
+// the rules of settings.go, into the packages' typed configurations.
 func (c *Config) fromEnv(env map[string]string) []error {
-	l := &loader{env: env}
+	l := newLoader(env)
+	c.load(l)
+	c.origin = l.origin
+	return l.errs
+}
+
+// load reads every setting through l. Every name is looked up whatever
+// the others say, so a load of an empty environment lists every setting
+// (knownSettings).
+func (c *Config) load(l *loader) {
 	l.str("TRANSPORT", &c.Transport)
 	l.str("SERVER_HOST", &c.Host)
 	l.int("SERVER_PORT", &c.Port)
@@ -198,6 +114,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.bool("ENABLE_LEGACY_HTTP_ADAPTER", &c.LegacyHTTP)
 	l.int("MCP_LIST_PAGE_SIZE", &c.ListPageSize)
 	l.secret("MCP_STATE_HANDLE_SECRET", &c.HandleSecret)
+	l.secret("MCP_STATE_HANDLE_PREVIOUS_SECRET", &c.HandlePreviousSecret)
 	l.seconds("MCP_STATE_HANDLE_TTL_SECONDS", &c.HandleTTL)
 	l.str("MCP_TOOL_EXPOSURE_MODE", &c.ExposureMode)
 	l.bool("MCP_VALIDATE_RESULTS", &c.ValidateResults)
@@ -207,14 +124,15 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.bool("MCP_ADMIN_REQUIRE_CONFIRMATION", &c.AdminConfirmation)
 	l.bool("ALLOW_UNAUTHENTICATED_NON_LOOPBACK", &c.AllowUnauthenticatedNonLoopback)
 	l.seconds("SHUTDOWN_GRACE_SECONDS", &c.ShutdownGrace)
-	if v, ok := env["LOG_LEVEL"]; ok && strings.TrimSpace(v) != "" {
+	if v, ok := l.value("LOG_LEVEL"); ok {
 		if lv, good := logLevel(v); good {
 			c.LogLevel = lv
 		} else {
-			l.fail("LOG_LEVEL", "%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", v)
+			l.fail("LOG_LEVEL", v, errLogLevel)
 		}
 	}
-	l.errs = append(l.errs, c.Auth.FromEnv(env)...)
+	// WORKERS is the reference's; one process serves every request here.
+	l.lookup("WORKERS")
 
 	d := &c.Doris
 	l.str("DORIS_HOST", &d.Host)
@@ -242,7 +160,7 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.int("MAX_CONCURRENT_QUERIES", &d.MaxConcurrentQueries)
 	l.int("MAX_RESPONSE_CONTENT_SIZE", &d.MaxResponseContentSize)
 	l.bool("ENABLE_MASKING", &d.EnableMasking)
-	l.str("MASKING_RULES_JSON", &d.MaskingRules)
+	l.document("MASKING_RULES_JSON", &d.MaskingRules)
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)
@@ -262,11 +180,10 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.int("OSSIE_CONTEXT_HARD_MAX_BYTES", &o.ContextHardMaxBytes)
 	mf := &d.MetricFlow
 	l.bool("METRICFLOW_ENABLED", &mf.Enabled)
-	l.str("METRICFLOW_PROVIDER_COMMAND_JSON", &mf.CommandJSON)
+	l.document("METRICFLOW_PROVIDER_COMMAND_JSON", &mf.CommandJSON)
 	l.str("METRICFLOW_PROJECT_DIRECTORY", &mf.ProjectDirectory)
 	l.seconds("METRICFLOW_TIMEOUT_SECONDS", &mf.Timeout)
 	l.int("METRICFLOW_MAX_OUTPUT_BYTES", &mf.MaxOutputBytes)
-	c.DorisOAuth = dorisoauth.FromEnv(env)
 	l.float("GOVERNANCE_MAX_SAMPLE_RATIO", &d.Governance.MaxSampleRatio)
 	l.int("GOVERNANCE_MAX_AUDIT_WINDOW_DAYS", &d.Governance.MaxAuditWindowDays)
 	l.int("GOVERNANCE_MAX_LINEAGE_EDGES", &d.Governance.MaxLineageEdges)
@@ -278,9 +195,24 @@ func (c *Config) fromEnv(env map[string]string) []error {
 	l.int("LAKEHOUSE_MAX_PARTITIONS", &d.Lakehouse.MaxPartitions)
 	l.int("LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", &d.Lakehouse.MaxVariantSampleRows)
 	l.int("LAKEHOUSE_MAX_VARIANT_PATHS", &d.Lakehouse.MaxVariantPaths)
-	l.errs = append(l.errs, c.Telemetry.fromEnv(env)...)
-	return l.errs
+
+	c.loadAuth(l)       // config_auth.go
+	c.loadDorisOAuth(l) // config_auth.go
+	c.Telemetry.load(l) // config_telemetry.go
 }
+
+var errLogLevel = errors.New("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+
+// knownSettings are the names load looks up: every setting.
+var knownSettings = sync.OnceValue(func() map[string]bool {
+	l := newLoader(nil)
+	c := DefaultConfig()
+	c.load(l)
+	return l.read
+})
+
+// isSetting reports whether name is a setting (a TOKEN_<ID> too).
+func isSetting(name string) bool { return knownSettings()[name] || isTokenVar(name) }
 
 // flagSet declares the command-line flags; each overrides its variable.
 type flagSet struct {
@@ -331,100 +263,98 @@ func (f *flagSet) parse(args []string) error {
 // it cannot read.
 func (f *flagSet) apply(c *Config) []error {
 	var errs []error
-	if f.set["transport"] {
-		c.Transport = f.transport
+	if c.origin == nil {
+		c.origin = map[string]origin{}
 	}
-	if f.set["host"] {
-		c.Host = f.host
+	set := func(flag, name string, value any, dst func()) {
+		if !f.set[flag] {
+			return
+		}
+		dst()
+		o := origin{flag: "--" + flag}
+		if name != "DORIS_PASSWORD" {
+			o.value = fmt.Sprint(value)
+		}
+		c.origin[name] = o
 	}
-	if f.set["port"] {
-		c.Port = f.port
-	}
-	if f.set["doris-host"] || f.set["db-host"] {
-		c.Doris.Host = f.dorisHost
-	}
-	if f.set["doris-port"] {
-		c.Doris.Port = f.dorisPort
-	}
-	if f.set["doris-user"] {
-		c.Doris.User = f.dorisUser
-	}
-	if f.set["doris-password"] {
-		c.Doris.Password = f.dorisPassword
-	}
-	if f.set["doris-database"] {
-		c.Doris.Database = f.dorisDatabase
-	}
-	if f.set["log-level"] {
+	set("transport", "TRANSPORT", f.transport, func() { c.Transport = f.transport })
+	set("host", "SERVER_HOST", f.host, func() { c.Host = f.host })
+	set("port", "SERVER_PORT", f.port, func() { c.Port = f.port })
+	set("doris-host", "DORIS_HOST", f.dorisHost, func() { c.Doris.Host = f.dorisHost })
+	set("db-host", "DORIS_HOST", f.dorisHost, func() { c.Doris.Host = f.dorisHost })
+	set("doris-port", "DORIS_PORT", f.dorisPort, func() { c.Doris.Port = f.dorisPort })
+	set("doris-user", "DORIS_USER", f.dorisUser, func() { c.Doris.User = f.dorisUser })
+	set("doris-password", "DORIS_PASSWORD", "", func() { c.Doris.Password = f.dorisPassword })
+	set("doris-database", "DORIS_DATABASE", f.dorisDatabase, func() { c.Doris.Database = f.dorisDatabase })
+	set("log-level", "LOG_LEVEL", f.logLevel, func() {
 		if lv, ok := logLevel(f.logLevel); ok {
 			c.LogLevel = lv
 		} else {
-			errs = append(errs, &fieldError{Field: "--log-level", Err: fmt.Errorf("%q is not DEBUG, INFO, WARNING, ERROR or CRITICAL", f.logLevel)})
+			errs = append(errs, &SettingError{Name: "LOG_LEVEL", Value: f.logLevel, Flag: "--log-level", Err: errLogLevel})
 		}
-	}
+	})
 	return errs
 }
 
-// Validate returns every problem of c at once (errors.Join), naming the
-// variable of each. It is fast; it reads only the files the configuration
-// names (doris.Config.CheckFiles).
+// Validate returns every problem of c at once (errors.Join), each a
+// *SettingError naming the variable, the value as given and the allowed
+// range in the variable's unit. It is fast; it reads only the files the
+// configuration names (doris.Config.CheckFiles).
 func (c *Config) Validate() error {
 	var errs []error
-	fail := func(field, format string, args ...any) {
-		errs = append(errs, &fieldError{Field: field, Err: fmt.Errorf(format, args...)})
+	fail := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, &SettingError{Name: name, Err: err})
+		}
 	}
+	failf := func(name, format string, args ...any) { fail(name, fmt.Errorf(format, args...)) }
 	switch c.Transport {
 	case "stdio", "http":
 	default:
-		fail("TRANSPORT", "%q is not stdio or http", c.Transport)
+		failf("TRANSPORT", "must be stdio or http")
 	}
-	if c.Port < 0 || c.Port > 65535 {
-		fail("SERVER_PORT", "%d is outside 0..65535", c.Port)
-	}
+	fail("SERVER_PORT", intBetween(int64(c.Port), 0, 65535, ""))
 	if c.Transport == "http" {
 		if _, err := auth.NewHostPolicy(c.Host, c.AllowedHosts, c.AllowedOrigins); err != nil {
 			errs = append(errs, err)
 		}
 		if !auth.IsLoopback(c.Host) && !c.AllowUnauthenticatedNonLoopback && !c.Auth.Enabled() && !c.DorisOAuth.Enabled {
-			fail("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication: enable ENABLE_TOKEN_AUTH, ENABLE_JWT_AUTH, ENABLE_OAUTH_AUTH or ENABLE_DORIS_OAUTH_AUTH, "+
+			failf("SERVER_HOST", "binding HTTP to the non-loopback address %q needs authentication: enable ENABLE_TOKEN_AUTH, ENABLE_JWT_AUTH, ENABLE_OAUTH_AUTH or ENABLE_DORIS_OAUTH_AUTH, "+
 				"bind to 127.0.0.1 behind an authenticating proxy, or set ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true to accept the risk", c.Host)
 		}
 	}
 	if err := c.Auth.Validate(c.authBind()); err != nil {
 		errs = append(errs, err)
 	}
-	if c.ShutdownGrace < 0 || c.ShutdownGrace > time.Hour {
-		fail("SHUTDOWN_GRACE_SECONDS", "%s is outside 0..3600 seconds", c.ShutdownGrace)
-	}
-	if c.ListPageSize < 1 || c.ListPageSize > 1000 {
-		fail("MCP_LIST_PAGE_SIZE", "%d is outside 1..1000", c.ListPageSize)
-	}
+	fail("SHUTDOWN_GRACE_SECONDS", durationBetween(c.ShutdownGrace, 0, time.Hour, seconds))
+	fail("MCP_LIST_PAGE_SIZE", intBetween(int64(c.ListPageSize), 1, 1000, ""))
 	if c.HandleSecret != "" {
-		if err := checkSecret(c.HandleSecret); err != nil {
-			fail("MCP_STATE_HANDLE_SECRET", "%v", err)
+		fail("MCP_STATE_HANDLE_SECRET", checkSecret(c.HandleSecret))
+	}
+	if c.HandlePreviousSecret != "" {
+		if c.HandleSecret == "" {
+			failf("MCP_STATE_HANDLE_PREVIOUS_SECRET", "needs MCP_STATE_HANDLE_SECRET: a previous secret only matters while rotating to a new one")
+		} else {
+			fail("MCP_STATE_HANDLE_PREVIOUS_SECRET", checkSecret(c.HandlePreviousSecret))
 		}
 	}
-	if c.HandleTTL < time.Second || c.HandleTTL > handle.MaxTTL {
-		fail("MCP_STATE_HANDLE_TTL_SECONDS", "%s is outside 1..3600 seconds", c.HandleTTL)
-	}
+	fail("MCP_STATE_HANDLE_TTL_SECONDS", durationBetween(c.HandleTTL, time.Second, handle.MaxTTL, seconds))
 	switch c.ExposureMode {
 	case "hierarchical", "flat":
 	default:
-		fail("MCP_TOOL_EXPOSURE_MODE", "%q is not hierarchical or flat", c.ExposureMode)
+		failf("MCP_TOOL_EXPOSURE_MODE", "must be hierarchical or flat")
 	}
 	for _, l := range []struct {
 		field string
 		names []string
 	}{{"MCP_CHILD_TOOL_ALLOWLIST", c.ChildAllowlist}, {"MCP_CHILD_TOOL_DENYLIST", c.ChildDenylist}} {
-		if err := catalog.CheckNames(l.names); err != nil {
-			fail(l.field, "%v", err)
-		}
+		fail(l.field, catalog.CheckNames(l.names))
 	}
 	if c.AdminDomain {
-		fail("MCP_ADMIN_DOMAIN_ENABLED", "the doris_admin domain is reserved and cannot be enabled")
+		failf("MCP_ADMIN_DOMAIN_ENABLED", "the doris_admin domain is reserved and cannot be enabled")
 	}
 	if !c.AdminConfirmation {
-		fail("MCP_ADMIN_REQUIRE_CONFIRMATION", "confirmation for administrative operations cannot be disabled")
+		failf("MCP_ADMIN_REQUIRE_CONFIRMATION", "confirmation for administrative operations cannot be disabled")
 	}
 	errs = append(errs, c.Doris.Validate()...)
 	// The files the configuration names (the Ossie models, the MetricFlow
@@ -433,7 +363,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Doris.CheckFiles()...)
 	errs = append(errs, c.dorisOAuthProblems()...)
 	errs = append(errs, c.Telemetry.validate()...)
-	return errors.Join(errs...)
+	return explain(errors.Join(errs...), c.origin, isSetting)
 }
 
 // checkSecret applies the reference's weak-secret policy (auth.CheckSecret:

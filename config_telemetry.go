@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -40,52 +41,46 @@ func defaultTelemetryConfig() TelemetryConfig {
 		AuditMaxAge: audit.DefaultMaxAge, AuditBackupCount: audit.DefaultBackups}
 }
 
-// fromEnv reads the telemetry variables.
-func (t *TelemetryConfig) fromEnv(env map[string]string) []error {
-	l := &loader{env: env}
+// load reads the telemetry variables.
+func (t *TelemetryConfig) load(l *loader) {
 	l.bool("ENABLE_METRICS", &t.Metrics)
 	l.str("METRICS_ADDR", &t.MetricsAddr)
 	l.str("AUDIT_LOG_PATH", &t.AuditPath)
-	l.str("AUDIT_LOG_ARGUMENTS", &t.AuditArguments)
-	t.AuditArguments = strings.ToLower(t.AuditArguments)
-	mb := int(t.AuditMaxFileSize >> 20)
-	l.int("AUDIT_LOG_MAX_FILE_SIZE_MB", &mb)
-	t.AuditMaxFileSize = int64(mb) << 20
-	hours := int(t.AuditMaxAge / time.Hour)
-	l.int("AUDIT_LOG_MAX_AGE_HOURS", &hours)
-	t.AuditMaxAge = time.Duration(hours) * time.Hour
+	if l.str("AUDIT_LOG_ARGUMENTS", &t.AuditArguments) {
+		t.AuditArguments = strings.ToLower(t.AuditArguments)
+	}
+	mb := t.AuditMaxFileSize >> 20
+	l.int64("AUDIT_LOG_MAX_FILE_SIZE_MB", &mb)
+	// Out of range either way, but never shifted into range by overflow.
+	t.AuditMaxFileSize = min(max(mb, -1), 1<<42) << 20
+	l.duration("AUDIT_LOG_MAX_AGE_HOURS", &t.AuditMaxAge, hours)
 	l.int("AUDIT_LOG_BACKUP_COUNT", &t.AuditBackupCount)
-	return l.errs
 }
 
 // validate reports every problem of t.
 func (t *TelemetryConfig) validate() []error {
 	var errs []error
-	fail := func(field, format string, args ...any) {
-		l := &loader{}
-		l.fail(field, format, args...)
-		errs = append(errs, l.errs...)
+	fail := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, &SettingError{Name: name, Err: err})
+		}
 	}
 	if t.MetricsAddr != "" {
 		if _, port, err := net.SplitHostPort(t.MetricsAddr); err != nil {
-			fail("METRICS_ADDR", "%q is not host:port", t.MetricsAddr)
+			fail("METRICS_ADDR", errors.New("must be host:port"))
 		} else if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-			fail("METRICS_ADDR", "%q has no port in 0..65535", t.MetricsAddr)
+			fail("METRICS_ADDR", errors.New("must be host:port with a port between 0 and 65535"))
 		}
 	}
 	switch t.AuditArguments {
 	case "none", "redacted":
 	default:
-		fail("AUDIT_LOG_ARGUMENTS", "%q is not none or redacted", t.AuditArguments)
+		fail("AUDIT_LOG_ARGUMENTS", errors.New("must be none or redacted"))
 	}
 	if t.AuditMaxFileSize < 1<<20 || t.AuditMaxFileSize > 1<<40 {
-		fail("AUDIT_LOG_MAX_FILE_SIZE_MB", "%d is outside 1..1048576", t.AuditMaxFileSize>>20)
+		fail("AUDIT_LOG_MAX_FILE_SIZE_MB", betweenErr(1, 1<<20, "MB"))
 	}
-	if t.AuditMaxAge < time.Hour || t.AuditMaxAge > 365*24*time.Hour {
-		fail("AUDIT_LOG_MAX_AGE_HOURS", "%d is outside 1..8760", int(t.AuditMaxAge/time.Hour))
-	}
-	if t.AuditBackupCount < 1 || t.AuditBackupCount > 1000 {
-		fail("AUDIT_LOG_BACKUP_COUNT", "%d is outside 1..1000", t.AuditBackupCount)
-	}
+	fail("AUDIT_LOG_MAX_AGE_HOURS", durationBetween(t.AuditMaxAge, time.Hour, 365*24*time.Hour, hours))
+	fail("AUDIT_LOG_BACKUP_COUNT", intBetween(int64(t.AuditBackupCount), 1, 1000, ""))
 	return errs
 }

@@ -9,8 +9,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -204,5 +209,47 @@ func TestBinaryDependencies(t *testing.T) {
 			!strings.HasPrefix(dep, "filippo.io/edwards25519"):
 			t.Errorf("the binary links %s, which is not one of the design's dependencies", dep)
 		}
+	}
+}
+
+// TestOnlyMainReadsTheEnvironment: the program (package main) is the one
+// reader of the environment; every other package is configured with typed
+// structs. Separate programs (other main packages) and the Doris
+// simulator's test tooling (doris/dorissim) are theirs to read.
+func TestOnlyMainReadsTheEnvironment(t *testing.T) {
+	readers := []string{"Getenv", "LookupEnv", "Environ", "ExpandEnv"}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || path == filepath.Join("doris", "dorissim")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Dir(path) == "." || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" && slices.Contains(readers, sel.Sel.Name) {
+					t.Errorf("%s: os.%s: only package main reads the environment", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

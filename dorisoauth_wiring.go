@@ -28,9 +28,10 @@ func (c *Config) dorisOAuthProblems() []error {
 	o.Deployment.DorisHost = c.Doris.Host
 	o.Deployment.DorisUser = c.Doris.User
 	o.Deployment.ExternalOAuth = c.Auth.OAuthAuth
+	o.Deployment.AuthType = c.Auth.AuthType
 	errs := o.Validate()
 	if err := catalog.CheckNames(o.ChildToolAllowlist); err != nil {
-		errs = append(errs, &fieldError{Field: "DORIS_OAUTH_CHILD_TOOL_ALLOWLIST", Err: err})
+		errs = append(errs, &SettingError{Name: "DORIS_OAUTH_CHILD_TOOL_ALLOWLIST", Err: err})
 	}
 	return errs
 }

@@ -84,21 +84,21 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	loadErrs := cfg.fromEnv(merged)
 	loadErrs = append(loadErrs, flags.apply(&cfg)...)
 	verr := errors.Join(append(loadErrs, cfg.Validate())...)
-	if flags.checkConfig {
-		if verr != nil {
-			printProblems(stderr, verr)
-			return errReported
-		}
-		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
-		return nil
-	}
+	strays := strayVariables(merged)
 	if verr != nil {
 		printProblems(stderr, verr)
+		printTypos(stderr, strays)
 		return errReported
+	}
+	if flags.checkConfig {
+		printTypos(stderr, strays)
+		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
+		return nil
 	}
 
 	log, sink := newLogger(stderr, cfg.LogLevel)
 	defer sink.Close()
+	logStrays(log, strays)
 	if cfg.Transport == "http" && !auth.IsLoopback(cfg.Host) && !cfg.Auth.Enabled() && !cfg.DorisOAuth.Enabled {
 		log.Warn("DANGEROUS: serving HTTP on a non-loopback address without authentication (ALLOW_UNAUTHENTICATED_NON_LOOPBACK=true)", "host", cfg.Host)
 	}
@@ -130,15 +130,37 @@ func printProblems(w io.Writer, err error) {
 	}
 }
 
+// printTypos names the variables that are near misses of a setting, for
+// a configuration that is not served (invalid, or --check-config).
+func printTypos(w io.Writer, strays []stray) {
+	for _, s := range strays {
+		if s.meant != "" {
+			fmt.Fprintln(w, "doris-mcp-server: warning:", s.typo())
+		}
+	}
+}
+
+// logStrays warns of each variable that is a near miss of a setting, and
+// names, more quietly and on one line, the other variables with the
+// server's prefixes that it ignores (the reference server's own, say).
+// Only names are logged: a value may be a secret.
+func logStrays(log *slog.Logger, strays []stray) {
+	var ignored []string
+	for _, s := range strays {
+		if s.meant != "" {
+			log.Warn(s.typo())
+		} else {
+			ignored = append(ignored, s.name)
+		}
+	}
+	if len(ignored) > 0 {
+		log.Info("ignoring variables that are not settings of this server", "names", ignored)
+	}
+}
+
 // wire builds the server from a valid Config.
 func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
-	var signer *handle.Signer
-	var err error
-	if cfg.HandleSecret != "" {
-		signer, err = handle.New([]byte(cfg.HandleSecret), handle.WithTTL(cfg.HandleTTL))
-	} else {
-		signer, err = handle.NewRandom(handle.WithTTL(cfg.HandleTTL))
-	}
+	signer, err := newSigner(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,6 +199,21 @@ func wire(cfg Config, log *slog.Logger) (*mcp.Server, *doris.Runtime, error) {
 		return nil, nil, err
 	}
 	return srv, rt, nil
+}
+
+// newSigner is the signer of cursors and other state handles: keyed by
+// MCP_STATE_HANDLE_SECRET (random per launch without it), and still
+// opening what MCP_STATE_HANDLE_PREVIOUS_SECRET signed, so a rotation of
+// the secret does not invalidate every cursor in flight at once.
+func newSigner(cfg Config) (*handle.Signer, error) {
+	opts := []handle.Option{handle.WithTTL(cfg.HandleTTL)}
+	if cfg.HandleSecret == "" {
+		return handle.NewRandom(opts...)
+	}
+	if cfg.HandlePreviousSecret != "" {
+		opts = append(opts, handle.WithPrevious([]byte(cfg.HandlePreviousSecret)))
+	}
+	return handle.New([]byte(cfg.HandleSecret), opts...)
 }
 
 const instructions = "Read-only access to Apache Doris. Pick the one domain tool that matches the question, " +

@@ -27,7 +27,7 @@ func TestRoutePriority(t *testing.T) {
 		}
 		return auth.Identity{}, auth.ErrNotRecognized
 	})
-	a := newAuth(t, map[string]string{"ENABLE_TOKEN_AUTH": "true", "TOKEN_ALICE": tokAlice}, auth.Options{First: []auth.Method{person}})
+	a := newAuth(t, auth.Options{First: []auth.Method{person}}, withTokens("alice", tokAlice))
 	if id, e := identify(a, "doa_valid"); e != nil || id.Route != "person:ann" || id.Credential == nil {
 		t.Fatalf("person token: %+v %+v", id, e)
 	}

@@ -37,40 +37,23 @@ func BenchmarkIdentify(b *testing.B) {
 		}
 		path := filepath.Join(b.TempDir(), "tokens.json")
 		os.WriteFile(path, []byte(`{"version":2,"tokens":[`+strings.Join(entries, ",")+`]}`), 0o600)
-		a := benchAuth(b, map[string]string{"ENABLE_TOKEN_AUTH": "true", "TOKEN_FILE_PATH": path, "TOKEN_LAST": tokAlice})
+		a := newAuth(b, auth.Options{Now: fixedNow}, withTokens("last", tokAlice), func(c *auth.Config) { c.TokenFile, c.TokenFileRequired = path, true })
 		run(b, a, tokAlice)
 	})
 	for _, alg := range []string{"RS256", "ES256", "EdDSA", "HS256"} {
 		b.Run("jwt-"+alg, func(b *testing.B) {
-			env := map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": alg}
-			if alg == "HS256" {
-				env["JWT_SECRET_KEY"] = string(keys.Secret)
-			} else {
-				env["JWT_PUBLIC_KEY"] = keys.PublicPEM(alg)
+			key := string(keys.Secret)
+			if alg != "HS256" {
+				key = keys.PublicPEM(alg)
 			}
-			a := benchAuth(b, env)
+			a := newAuth(b, auth.Options{Now: fixedNow}, withJWT(key, alg))
 			run(b, a, authtest.Sign(map[string]any{"alg": alg}, claims("doris-mcp-server", "doris-mcp-client", nil), keys.Private(alg)))
 		})
 	}
 	b.Run("oauth-opaque-cached", func(b *testing.B) {
 		as := authtest.NewServer(b, keys)
 		as.AddOpaque("bench-opaque", map[string]any{"sub": "x", "scope": "tool:list", "aud": resource, "exp": t0.Unix() + 3600})
-		a := benchAuth(b, oauthEnv(as, nil))
+		a := newAuth(b, auth.Options{Now: fixedNow}, withOAuth(as))
 		run(b, a, "bench-opaque")
 	})
-}
-
-func benchAuth(b *testing.B, env map[string]string) *auth.Authenticator {
-	b.Helper()
-	c := auth.DefaultConfig()
-	c.FromEnv(env)
-	bind := auth.Bind{Transport: "http", Host: "127.0.0.1"}
-	if err := c.Validate(bind); err != nil {
-		b.Fatal(err)
-	}
-	a, err := auth.New(b.Context(), c, bind, auth.Options{Now: fixedNow})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return a
 }

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -87,11 +86,6 @@ func (c *Config) compile(b Bind, bc *buildCtx) (*Authenticator, []error) {
 	}
 
 	// Mode combinations (contract §4).
-	if v1, ok1 := c.oauthSwitches["ENABLE_OAUTH_AUTH"]; ok1 {
-		if v2, ok2 := c.oauthSwitches["OAUTH_ENABLED"]; ok2 && v1 != v2 {
-			add(configErrf("ENABLE_OAUTH_AUTH", "is %v but OAUTH_ENABLED is %v; set one, or both alike", v1, v2))
-		}
-	}
 	if c.DorisOAuth && c.OAuthAuth {
 		add(configErrf("ENABLE_OAUTH_AUTH", "external OAuth and ENABLE_DORIS_OAUTH_AUTH cannot both be enabled"))
 	}
@@ -153,7 +147,7 @@ func isUnspecified(host string) bool {
 // the tokens file, at least one of them active.
 func (c *Config) compileTokens(now func() time.Time, log *slog.Logger) (*tokenStore, []error) {
 	var errs []error
-	if c.tokenManagement {
+	if c.TokenManagement {
 		errs = append(errs, configErrf("ENABLE_HTTP_TOKEN_MANAGEMENT", "the HTTP token-management endpoints are not built into this server; manage tokens in the tokens file (it is re-read when it changes)"))
 	}
 	switch c.TokenHashAlgorithm {
@@ -161,12 +155,12 @@ func (c *Config) compileTokens(now func() time.Time, log *slog.Logger) (*tokenSt
 	default:
 		errs = append(errs, configErrf("TOKEN_HASH_ALGORITHM", "%q is not sha256 or sha512", c.TokenHashAlgorithm))
 	}
-	if c.TokenReload < 0 || c.TokenReload > time.Hour {
-		errs = append(errs, configErrf("TOKEN_FILE_RELOAD_SECONDS", "%s is outside 0..3600 seconds", c.TokenReload))
+	if err := inRange("TOKEN_FILE_RELOAD_SECONDS", c.TokenReload, 0, time.Hour); err != nil {
+		errs = append(errs, err)
 	}
 	s := &tokenStore{reload: c.TokenReload, getenv: c.lookupEnv, now: now, log: log}
 	start := now()
-	for _, et := range c.envTokens {
+	for _, et := range c.EnvTokens {
 		t, err := c.envToken(et, start)
 		if err != nil {
 			errs = append(errs, err)
@@ -177,7 +171,7 @@ func (c *Config) compileTokens(now func() time.Time, log *slog.Logger) (*tokenSt
 	if c.TokenFile != "" {
 		tokens, stamp, err := loadTokenFile(c.TokenFile, c.lookupEnv)
 		switch {
-		case errors.Is(err, os.ErrNotExist) && !c.tokenFileSet:
+		case errors.Is(err, os.ErrNotExist) && !c.TokenFileRequired:
 			// The default tokens.json is optional.
 		case err != nil:
 			errs = append(errs, configErr("TOKEN_FILE_PATH", err))
@@ -205,75 +199,74 @@ func (c *Config) compileTokens(now func() time.Time, log *slog.Logger) (*tokenSt
 	return s, nil
 }
 
-// envToken builds the token of one TOKEN_<ID> variable.
-func (c *Config) envToken(et envToken, start time.Time) (StaticToken, error) {
-	field := "TOKEN_" + strings.ToUpper(et.id)
-	if !isTokenID(et.id) {
+// envToken builds the token of one TOKEN_<ID> setting.
+func (c *Config) envToken(et EnvToken, start time.Time) (StaticToken, error) {
+	field := "TOKEN_" + strings.ToUpper(et.ID)
+	if !isTokenID(et.ID) {
 		return StaticToken{}, configErrf(field, "the token ID must be letters, digits, '_', '-' or '.'")
 	}
-	t := StaticToken{ID: et.id, Description: et.description}
-	if alg, sum, err := parseDigest(et.value); err == nil {
+	t := StaticToken{ID: et.ID, Description: et.Description}
+	if alg, sum, err := parseDigest(et.Value); err == nil {
 		t.Algorithm, t.Sum = alg, sum
-	} else if strings.HasPrefix(et.value, "sha256:") || strings.HasPrefix(et.value, "sha512:") {
+	} else if strings.HasPrefix(et.Value, "sha256:") || strings.HasPrefix(et.Value, "sha512:") {
 		return StaticToken{}, configErr(field, err)
 	} else {
-		if strings.HasPrefix(et.value, dorisOAuthTokenPrefix) {
+		if strings.HasPrefix(et.Value, dorisOAuthTokenPrefix) {
 			return StaticToken{}, configErrf(field, "static tokens may not start with %q, the Doris OAuth token prefix", dorisOAuthTokenPrefix)
 		}
-		if !isToken68(et.value) {
+		if !isToken68(et.Value) {
 			return StaticToken{}, configErrf(field, "the token must be token68 characters (letters, digits, -._~+/), as clients send it in a header")
 		}
-		if err := CheckSecret(et.value); err != nil {
+		if err := CheckSecret(et.Value); err != nil {
 			return StaticToken{}, configErrf(field, "the token %v", err)
 		}
 		alg := c.TokenHashAlgorithm
 		if alg != "sha512" {
 			alg = "sha256"
 		}
-		d, _ := Digest(alg, et.value)
+		d, _ := Digest(alg, et.Value)
 		t.Algorithm, t.Sum, _ = parseDigest(d)
 	}
 	switch {
-	case et.expiresAt != "":
-		at, err := time.Parse(time.RFC3339, et.expiresAt)
-		if err != nil {
-			return StaticToken{}, configErrf(field+"_EXPIRES_AT", "%q is not an RFC 3339 time", et.expiresAt)
+	case !et.ExpiresAt.IsZero():
+		t.ExpiresAt = et.ExpiresAt
+	case et.Lifetime > 0:
+		if et.Lifetime > maxTokenLifetime {
+			return StaticToken{}, configErrf(field+"_EXPIRES_HOURS", "must be at most %d hours, or none", int(maxTokenLifetime/time.Hour))
 		}
-		t.ExpiresAt = at
-	case strings.EqualFold(et.expiresHours, "none"):
-	case et.expiresHours != "":
-		h, err := strconv.ParseFloat(et.expiresHours, 64)
-		if err != nil || h <= 0 || h > 1e6 {
-			return StaticToken{}, configErrf(field+"_EXPIRES_HOURS", "%q is not a positive number of hours or none", et.expiresHours)
-		}
-		t.ExpiresAt = start.Add(time.Duration(h * float64(time.Hour)))
+		t.ExpiresAt = start.Add(et.Lifetime)
+	case et.NoExpiry:
 	case c.TokenExpiry && c.DefaultTokenExpiry > 0:
 		t.ExpiresAt = start.Add(c.DefaultTokenExpiry)
 	}
-	if et.hasPermissions {
-		perms := splitList(et.permissions)
-		if len(perms) == 0 {
+	if et.Permissions != nil {
+		if len(et.Permissions) == 0 {
 			return StaticToken{}, configErrf(field+"_PERMISSIONS", "is empty; unset it for an unrestricted token")
 		}
-		p, err := ParsePermissions(perms)
+		p, err := ParsePermissions(et.Permissions)
 		if err != nil {
 			return StaticToken{}, configErr(field+"_PERMISSIONS", err)
 		}
 		t.Permissions = p
 	}
-	if et.dorisUser != "" || et.hasPassword || et.dorisHosts != "" || et.dorisDB != "" {
-		r := &DorisRoute{User: et.dorisUser, Password: et.dorisPassword, Hosts: splitList(et.dorisHosts), Database: et.dorisDB}
+	if et.Doris != nil {
+		r := *et.Doris
 		if err := r.check(); err != nil {
 			return StaticToken{}, configErrf(field+"_DORIS_USER", "the token's Doris route: %v", err)
 		}
-		t.Doris = r
+		t.Doris = &r
 	}
 	return t, nil
 }
 
+// maxTokenLifetime bounds TOKEN_<ID>_EXPIRES_HOURS.
+const maxTokenLifetime = 1_000_000 * time.Hour
+
 func (c *Config) lookupEnv(k string) (string, bool) {
-	v, ok := c.env[k]
-	return v, ok
+	if c.LookupEnv == nil {
+		return "", false
+	}
+	return c.LookupEnv(k)
 }
 
 // checkURL validates an endpoint: absolute http(s), https unless its host
@@ -306,13 +299,6 @@ func checkAlgorithms(field string, algs []string, allowHMAC bool) error {
 		case !slices.Contains(SupportedAlgorithms(), a):
 			return configErrf(field, "%q is not one of %s", a, strings.Join(SupportedAlgorithms(), ", "))
 		}
-	}
-	return nil
-}
-
-func inRange(field string, d, lo, hi time.Duration) error {
-	if d < lo || d > hi {
-		return configErrf(field, "%s is outside %s..%s", d, lo, hi)
 	}
 	return nil
 }

@@ -15,14 +15,11 @@ var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func fixedNow() time.Time { return t0 }
 
-// newAuth builds an Authenticator from environment variables, failing the
-// test on any configuration problem.
-func newAuth(t *testing.T, env map[string]string, o auth.Options) *auth.Authenticator {
+// newAuth builds an Authenticator of DefaultConfig changed by each of
+// set, failing the test on any configuration problem.
+func newAuth(t testing.TB, o auth.Options, set ...func(*auth.Config)) *auth.Authenticator {
 	t.Helper()
-	c := auth.DefaultConfig()
-	if errs := c.FromEnv(env); len(errs) > 0 {
-		t.Fatalf("FromEnv: %v", errors.Join(errs...))
-	}
+	c := config(set...)
 	b := auth.Bind{Transport: "http", Host: "127.0.0.1"}
 	if err := c.Validate(b); err != nil {
 		t.Fatalf("Validate: %v", err)
@@ -37,12 +34,38 @@ func newAuth(t *testing.T, env map[string]string, o auth.Options) *auth.Authenti
 	return a
 }
 
-// configErrors returns the problems Validate reports for env.
-func configErrors(env map[string]string, b auth.Bind) error {
+// config is DefaultConfig changed by each of set.
+func config(set ...func(*auth.Config)) auth.Config {
 	c := auth.DefaultConfig()
-	errs := c.FromEnv(env)
-	errs = append(errs, c.Validate(b))
-	return errors.Join(errs...)
+	for _, f := range set {
+		f(&c)
+	}
+	return c
+}
+
+// withTokens turns static tokens on, with a TOKEN_<ID> for each id and
+// token pair.
+func withTokens(idTokens ...string) func(*auth.Config) {
+	return func(c *auth.Config) {
+		c.TokenAuth = true
+		for i := 0; i+1 < len(idTokens); i += 2 {
+			c.EnvTokens = append(c.EnvTokens, auth.EnvToken{ID: idTokens[i], Value: idTokens[i+1]})
+		}
+	}
+}
+
+// withJWT turns JWT on with the algorithm allowlist algs and key: a PEM
+// key, or the HS256 secret when algs is HS256 alone.
+func withJWT(key string, algs ...string) func(*auth.Config) {
+	return func(c *auth.Config) {
+		c.JWTAuth = true
+		c.JWT.Algorithms = algs
+		if len(algs) == 1 && algs[0] == "HS256" {
+			c.JWT.SecretKey = key
+		} else {
+			c.JWT.PublicKey = key
+		}
+	}
 }
 
 // identify authenticates a request carrying token ("" sends none).

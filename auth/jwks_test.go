@@ -17,9 +17,12 @@ func TestJWKSRefresh(t *testing.T) {
 	keys := authtest.NewKeys(t, "gen1")
 	as := authtest.NewServer(t, keys)
 	now := t0
-	a := newAuth(t, map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": "RS256,ES256,EdDSA", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud",
-		"JWT_JWKS_URL": as.URL + "/jwks", "JWT_JWKS_CACHE_SECONDS": "300", "JWT_JWKS_MIN_REFRESH_SECONDS": "30"},
-		auth.Options{Now: func() time.Time { return now }})
+	a := newAuth(t, auth.Options{Now: func() time.Time { return now }}, func(c *auth.Config) {
+		c.JWTAuth = true
+		j := &c.JWT
+		j.Algorithms, j.Issuer, j.Audience = []string{"RS256", "ES256", "EdDSA"}, "iss", "aud"
+		j.JWKSURL, j.JWKSCache, j.JWKSMinRefresh = as.URL+"/jwks", 300*time.Second, 30*time.Second
+	})
 	tok := func(k *authtest.Keys, alg, kid string) string {
 		c := claims("iss", "aud", map[string]any{"iat": now.Unix(), "exp": now.Unix() + 60})
 		return authtest.Sign(map[string]any{"alg": alg, "kid": kid}, c, k.Private(alg))
@@ -63,7 +66,10 @@ func TestJWKSUnavailable(t *testing.T) {
 	keys := authtest.NewKeys(t, "k")
 	as := authtest.NewServer(t, keys)
 	as.SetDown(true)
-	a := newAuth(t, map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_ISSUER": "iss", "JWT_AUDIENCE": "aud", "JWT_JWKS_URL": as.URL + "/jwks"}, auth.Options{})
+	a := newAuth(t, auth.Options{}, func(c *auth.Config) {
+		c.JWTAuth = true
+		c.JWT.Issuer, c.JWT.Audience, c.JWT.JWKSURL = "iss", "aud", as.URL+"/jwks"
+	})
 	_, e := identify(a, authtest.Sign(map[string]any{"alg": "RS256", "kid": keys.KIDs["RS256"]}, claims("iss", "aud", nil), keys.RSA))
 	if e == nil || e.Status != 503 || e.Challenge != "" {
 		t.Fatalf("got %+v, want 503 without a challenge", e)

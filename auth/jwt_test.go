@@ -18,13 +18,11 @@ func TestJWTVerification(t *testing.T) {
 	const iss, aud = "https://issuer.test", "doris-mcp-client"
 	for _, alg := range []string{"RS256", "ES256", "EdDSA", "HS256"} {
 		t.Run(alg, func(t *testing.T) {
-			env := map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": alg, "JWT_ISSUER": iss, "JWT_AUDIENCE": aud}
-			if alg == "HS256" {
-				env["JWT_SECRET_KEY"] = string(keys.Secret)
-			} else {
-				env["JWT_PUBLIC_KEY"] = keys.PublicPEM(alg)
+			key := string(keys.Secret)
+			if alg != "HS256" {
+				key = keys.PublicPEM(alg)
 			}
-			a := newAuth(t, env, auth.Options{})
+			a := newAuth(t, auth.Options{}, withJWT(key, alg), func(c *auth.Config) { c.JWT.Issuer, c.JWT.Audience = iss, aud })
 			sign := func(mod map[string]any) string {
 				return authtest.Sign(map[string]any{"alg": alg, "typ": "JWT"}, claims(iss, aud, mod), keys.Private(alg))
 			}
@@ -101,23 +99,23 @@ func TestJWTAlgorithmConfusion(t *testing.T) {
 		authtest.Sign(map[string]any{"alg": "HS256"}, claims(iss, aud, nil), der),
 		authtest.Sign(map[string]any{"alg": "HS256", "kid": "k1-rs256"}, claims(iss, aud, nil), pemBytes),
 	}
-	for _, env := range []map[string]string{
-		{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": "RS256", "JWT_PUBLIC_KEY": string(pemBytes)},
-		{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": "RS256,HS256", "JWT_PUBLIC_KEY": string(pemBytes), "JWT_SECRET_KEY": string(keys.Secret)},
-	} {
-		a := newAuth(t, env, auth.Options{})
+	for _, algs := range [][]string{{"RS256"}, {"RS256", "HS256"}} {
+		a := newAuth(t, auth.Options{}, withJWT(string(pemBytes), algs...), func(c *auth.Config) {
+			if len(algs) > 1 {
+				c.JWT.SecretKey = string(keys.Secret)
+			}
+		})
 		for i, tok := range forged {
 			if id, e := identify(a, tok); e == nil || e.Status != 401 {
-				t.Errorf("allowlist %s, forgery %d: accepted as %+v (%v)", env["JWT_ALGORITHM"], i, id, e)
+				t.Errorf("allowlist %s, forgery %d: accepted as %+v (%v)", algs, i, id, e)
 			}
 		}
 		if _, e := identify(a, authtest.Sign(map[string]any{"alg": "RS256"}, claims(iss, aud, nil), keys.RSA)); e != nil {
-			t.Errorf("allowlist %s: the genuine RS256 token was refused: %+v", env["JWT_ALGORITHM"], e)
+			t.Errorf("allowlist %s: the genuine RS256 token was refused: %+v", algs, e)
 		}
 	}
 	// An ES256 token does not verify with an RSA key, nor RS256 with EC.
-	a := newAuth(t, map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_ALGORITHM": "RS256,ES256",
-		"JWT_PUBLIC_KEY": keys.PublicPEM("RS256") + keys.PublicPEM("ES256")}, auth.Options{})
+	a := newAuth(t, auth.Options{}, withJWT(keys.PublicPEM("RS256")+keys.PublicPEM("ES256"), "RS256", "ES256"))
 	other := authtest.NewKeys(t, "k2")
 	if _, e := identify(a, authtest.Sign(map[string]any{"alg": "ES256"}, claims(iss, aud, nil), other.EC)); e == nil {
 		t.Error("an ES256 token from an unknown key verified")
@@ -139,8 +137,7 @@ func pemDER(t *testing.T, p string) []byte {
 // exact child grants; unknown entries grant nothing.
 func TestJWTPermissions(t *testing.T) {
 	keys := authtest.NewKeys(t, "k1")
-	a := newAuth(t, map[string]string{"ENABLE_JWT_AUTH": "true", "JWT_SECRET_KEY": string(keys.Secret), "JWT_ALGORITHM": "HS256",
-		"JWT_USER_ID_CLAIM": "email"}, auth.Options{})
+	a := newAuth(t, auth.Options{}, withJWT(string(keys.Secret), "HS256"), func(c *auth.Config) { c.JWT.UserIDClaim = "email" })
 	tests := []struct {
 		name           string
 		mod            map[string]any

@@ -80,10 +80,10 @@ func (c *Config) compileJWT(bc *buildCtx, now func() time.Time, log *slog.Logger
 			errs = append(errs, err)
 		}
 	}
-	for _, k := range j.verifyOff {
+	for _, k := range j.VerifyOff {
 		add(configErrf(k, "turns off a JWT check; every check is always on and this setting is refused"))
 	}
-	if j.refresh {
+	if j.Refresh {
 		add(configErrf("ENABLE_JWT_REFRESH", "this server verifies JWTs and issues none, so it has no refresh tokens"))
 	}
 	add(checkAlgorithms("JWT_ALGORITHM", j.Algorithms, true))
@@ -98,7 +98,7 @@ func (c *Config) compileJWT(bc *buildCtx, now func() time.Time, log *slog.Logger
 	add(inRange("JWT_JWKS_MIN_REFRESH_SECONDS", j.JWKSMinRefresh, time.Second, time.Hour))
 	add(inRange("JWT_JWKS_TIMEOUT_SECONDS", j.JWKSTimeout, 100*time.Millisecond, time.Minute))
 	if j.JWKSMaxBytes < 1<<10 || j.JWKSMaxBytes > 4<<20 {
-		add(configErrf("JWT_JWKS_MAX_BYTES", "%d is outside 1024..4194304", j.JWKSMaxBytes))
+		add(configErrf("JWT_JWKS_MAX_BYTES", "must be between 1024 and 4194304 bytes"))
 	}
 	if j.UserIDClaim == "" || j.PermissionsClaim == "" {
 		add(configErrf("JWT_USER_ID_CLAIM", "the user and permissions claim names must not be empty"))

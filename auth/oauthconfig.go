@@ -22,7 +22,7 @@ func (c *Config) compileOAuth(b Bind, bc *buildCtx, now func() time.Time, log *s
 			errs = append(errs, err)
 		}
 	}
-	for _, k := range o.unsupported {
+	for _, k := range o.Unsupported {
 		add(configErrf(k, "role and domain mappings that grant permissions are not supported; grant scopes in the access token (OAUTH_SCOPE)"))
 	}
 	if o.Issuer == "" {
@@ -59,7 +59,7 @@ func (c *Config) compileOAuth(b Bind, bc *buildCtx, now func() time.Time, log *s
 	add(inRange("OAUTH_JWKS_CACHE_SECONDS", o.JWKSCache, time.Second, 24*time.Hour))
 	add(inRange("OAUTH_JWKS_MIN_REFRESH_SECONDS", o.JWKSMinRefresh, time.Second, time.Hour))
 	if o.MaxBytes < 1<<10 || o.MaxBytes > 4<<20 {
-		add(configErrf("OAUTH_MAX_RESPONSE_BYTES", "%d is outside 1024..4194304", o.MaxBytes))
+		add(configErrf("OAUTH_MAX_RESPONSE_BYTES", "must be between 1024 and 4194304 bytes"))
 	}
 	for field, u := range map[string]string{"OAUTH_DISCOVERY_URL": o.DiscoveryURL, "OAUTH_JWKS_URL": o.JWKSURL, "OAUTH_INTROSPECTION_URL": o.IntrospectionURL} {
 		if u != "" {

@@ -14,7 +14,8 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/auth"
 )
 
-// Config is the configuration of Doris-backed OAuth. DefaultConfig sets
+// Config is the configuration of Doris-backed OAuth, filled by the program
+// from its settings (the package reads no environment). DefaultConfig sets
 // every default; a zero duration or count is never a silent default.
 type Config struct {
 	// Enabled is ENABLE_DORIS_OAUTH_AUTH.
@@ -76,13 +77,14 @@ type Config struct {
 	RateWindow time.Duration // DORIS_OAUTH_RATE_LIMIT_WINDOW_SECONDS
 	Limits     Limits
 
-	// Deployment is what this mode needs from the rest of the
-	// configuration. FromEnv fills it from the environment; the caller
-	// overwrites it with the values its flags resolved.
-	Deployment Deployment
+	// LegacyToolBuckets lists the pre-1.0 tool-bucket settings given
+	// (DORIS_OAUTH_QUERY_TOOLS_ENABLED and the like): refused, children
+	// are allowed by exact name only.
+	LegacyToolBuckets []string
 
-	// loadErrs are the problems FromEnv met (reported by Validate).
-	loadErrs []error
+	// Deployment is what this mode needs from the rest of the
+	// configuration, as the program resolved it.
+	Deployment Deployment
 }
 
 // Limits are the per-replica rate limits, counted per window.
@@ -145,108 +147,9 @@ func DefaultConfig() Config {
 	}
 }
 
-// FromEnv returns DefaultConfig overlaid with the environment. Problems
-// (a number that is not one, a bad CIDR) are kept and reported by
-// Validate, with every other problem.
-func FromEnv(env map[string]string) Config {
-	c := DefaultConfig()
-	l := &loader{env: env}
-	l.bool("ENABLE_DORIS_OAUTH_AUTH", &c.Enabled)
-	l.str("DORIS_OAUTH_BASE_URL", &c.BaseURL)
-	l.secret("DORIS_OAUTH_SECRET", &c.Secret)
-	l.secret("DORIS_OAUTH_PREVIOUS_SECRET", &c.PreviousSecret)
-	l.list("DORIS_OAUTH_PEERS", &c.Peers)
-	l.seconds("DORIS_OAUTH_PEER_SYNC_SECONDS", &c.PeerSync)
-	l.seconds("DORIS_OAUTH_ACCESS_TOKEN_EXPIRE_SECONDS", &c.AccessTTL)
-	l.seconds("DORIS_OAUTH_REFRESH_TOKEN_EXPIRE_SECONDS", &c.RefreshTTL)
-	l.seconds("DORIS_OAUTH_IDLE_TIMEOUT_SECONDS", &c.IdleTimeout)
-	l.seconds("DORIS_OAUTH_SESSION_MAX_SECONDS", &c.SessionMax)
-	l.seconds("DORIS_OAUTH_AUTH_CODE_EXPIRE_SECONDS", &c.CodeTTL)
-	l.seconds("DORIS_OAUTH_CREDENTIAL_CHECK_SECONDS", &c.CredentialCheck)
-	l.seconds("DORIS_OAUTH_GC_INTERVAL_SECONDS", &c.GCInterval)
-	l.str("DORIS_OAUTH_SESSION_DATABASE", &c.SessionDatabase)
-	l.str("DORIS_OAUTH_LOGIN_PAGE_TITLE", &c.LoginPageTitle)
-	l.bool("DORIS_OAUTH_CHILD_TOOLS_ENABLED", &c.ChildToolsEnabled)
-	l.list("DORIS_OAUTH_CHILD_TOOL_ALLOWLIST", &c.ChildToolAllowlist)
-	l.bool("DORIS_OAUTH_SEMANTIC_TOOLS_ENABLED", &c.SemanticTools)
-	l.bool("DORIS_OAUTH_SEMANTIC_RESOURCES_ENABLED", &c.SemanticResources)
-	l.str("DORIS_OAUTH_CLIENTS_FILE", &c.ClientsFile)
-	l.list("DORIS_OAUTH_ALLOWED_REDIRECT_URIS", &c.AllowedRedirectURIs)
-	l.str("DORIS_OAUTH_DYNAMIC_CLIENT_REGISTRATION_MODE", &c.DCRMode)
-	l.bool("ENABLE_DORIS_OAUTH_PRODUCTION_DCR", &c.ProductionDCR)
-	l.bool("ENABLE_DORIS_OAUTH_PRODUCTION_WILDCARD_REDIRECTS", &c.WildcardRedirects)
-	l.int("DORIS_OAUTH_DCR_MAX_CLIENTS", &c.DCRMaxClients)
-	l.seconds("DORIS_OAUTH_DCR_CLIENT_TTL_SECONDS", &c.DCRClientTTL)
-	l.int("DORIS_OAUTH_DCR_RATE_LIMIT_PER_IP", &c.Limits.DCRPerIP)
-	l.seconds("DORIS_OAUTH_CIMD_FETCH_TIMEOUT_SECONDS", &c.CIMDFetchTimeout)
-	l.int("DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES", &c.CIMDMaxDocumentBytes)
-	l.seconds("DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS", &c.CIMDDefaultCache)
-	l.seconds("DORIS_OAUTH_CIMD_MAX_CACHE_SECONDS", &c.CIMDMaxCache)
-	l.int("DORIS_OAUTH_CIMD_MAX_CLIENTS", &c.CIMDMaxClients)
-	l.bool("DORIS_OAUTH_CIMD_ALLOW_PRIVATE_ADDRESSES", &c.CIMDAllowPrivateAddrs)
-	l.bool("DORIS_OAUTH_ALLOW_INSECURE_HTTP", &c.AllowInsecureHTTP)
-	l.bool("DORIS_OAUTH_TRUST_PROXY_HEADERS", &c.TrustProxyHeaders)
-	var cidrs []string
-	l.list("DORIS_OAUTH_TRUSTED_PROXY_CIDRS", &cidrs)
-	for _, s := range cidrs {
-		p, err := parsePrefix(s)
-		if err != nil {
-			l.fail("DORIS_OAUTH_TRUSTED_PROXY_CIDRS", "%q is not an IP address or CIDR", s)
-			continue
-		}
-		c.TrustedProxies = append(c.TrustedProxies, p)
-	}
-	l.seconds("DORIS_OAUTH_RATE_LIMIT_WINDOW_SECONDS", &c.RateWindow)
-	lim := &c.Limits
-	for _, v := range []struct {
-		key string
-		dst *int
-	}{
-		{"DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_IP", &lim.LoginPerIP},
-		{"DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_USER", &lim.LoginPerUser},
-		{"DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_CLIENT", &lim.LoginPerClient},
-		{"DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_TXN", &lim.LoginPerTxn},
-		{"DORIS_OAUTH_AUTHORIZE_RATE_LIMIT_PER_IP", &lim.AuthorizePerIP},
-		{"DORIS_OAUTH_TOKEN_RATE_LIMIT_PER_IP", &lim.TokenPerIP},
-		{"DORIS_OAUTH_TOKEN_RATE_LIMIT_PER_CLIENT", &lim.TokenPerClient},
-		{"DORIS_OAUTH_REVOKE_RATE_LIMIT_PER_IP", &lim.RevokePerIP},
-		{"DORIS_OAUTH_REVOKE_RATE_LIMIT_PER_CLIENT", &lim.RevokePerClient},
-		{"DORIS_OAUTH_API_AUTH_TOKEN_RATE_LIMIT_PER_IP", &lim.APITokenPerIP},
-		{"DORIS_OAUTH_API_AUTH_TOKEN_RATE_LIMIT_PER_USER", &lim.APITokenPerUser},
-		{"DORIS_OAUTH_API_AUTH_REFRESH_RATE_LIMIT_PER_IP", &lim.APIRefreshPerIP},
-		{"DORIS_OAUTH_API_AUTH_REFRESH_RATE_LIMIT_PER_CLIENT", &lim.APIRefreshPerClient},
-	} {
-		l.int(v.key, v.dst)
-	}
-	// The pre-1.0 tool buckets are refused: children are allowed by exact
-	// name only.
-	for _, k := range []string{"DORIS_OAUTH_DB_TOOLS_ENABLED", "DORIS_OAUTH_DB_TOOL_ALLOWLIST", "DORIS_OAUTH_QUERY_TOOLS_ENABLED",
-		"DORIS_OAUTH_QUERY_TOOL_ALLOWLIST", "DORIS_OAUTH_EXPLAIN_TOOLS_ENABLED", "DORIS_OAUTH_EXPLAIN_TOOL_ALLOWLIST"} {
-		if strings.TrimSpace(env[k]) != "" {
-			l.fail(k, "the pre-1.0 tool buckets are gone; use DORIS_OAUTH_CHILD_TOOLS_ENABLED and DORIS_OAUTH_CHILD_TOOL_ALLOWLIST (domain.child)")
-		}
-	}
-	d := &c.Deployment
-	l.str("TRANSPORT", &d.Transport)
-	l.str("DORIS_HOST", &d.DorisHost)
-	l.str("DORIS_USER", &d.DorisUser)
-	var oauth, legacyOAuth bool
-	l.bool("ENABLE_OAUTH_AUTH", &oauth)
-	l.bool("OAUTH_ENABLED", &legacyOAuth)
-	d.ExternalOAuth = oauth || legacyOAuth
-	l.str("AUTH_TYPE", &d.AuthType)
-	c.loadErrs = l.errs
-	return c
-}
-
-// FieldError is one configuration problem, naming its variable.
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
+// FieldError is one configuration problem, naming its setting: the one
+// type of package auth, so the program explains both alike.
+type FieldError = auth.ConfigError
 
 // Validate returns every problem of c, each naming its variable; nil when
 // c is usable or the mode is off. It is pure and fast (the clients file
@@ -255,9 +158,12 @@ func (c *Config) Validate() []error {
 	if !c.Enabled {
 		return nil
 	}
-	errs := append([]error(nil), c.loadErrs...)
+	var errs []error
 	fail := func(field, format string, args ...any) {
 		errs = append(errs, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
+	}
+	for _, k := range c.LegacyToolBuckets {
+		fail(k, "the pre-1.0 tool buckets are gone; use DORIS_OAUTH_CHILD_TOOLS_ENABLED and DORIS_OAUTH_CHILD_TOOL_ALLOWLIST (domain.child)")
 	}
 	d := c.Deployment
 	if d.Transport != "http" {
@@ -298,12 +204,12 @@ func (c *Config) Validate() []error {
 	}
 	for _, p := range c.Peers {
 		if err := checkPeerURL(p); err != nil {
-			fail("DORIS_OAUTH_PEERS", "%q: %v", p, err)
+			fail("DORIS_OAUTH_PEERS", "%q: %v", withoutUserinfo(p), err)
 		}
 	}
 	between := func(field string, v, lo, hi time.Duration) {
 		if v < lo || v > hi {
-			fail(field, "%s is outside %s..%s", v, lo, hi)
+			fail(field, "must be between %s and %s seconds", seconds(lo), seconds(hi))
 		}
 	}
 	between("DORIS_OAUTH_PEER_SYNC_SECONDS", c.PeerSync, time.Second, time.Hour)
@@ -332,7 +238,7 @@ func (c *Config) Validate() []error {
 	}
 	for _, u := range c.AllowedRedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
-			fail("DORIS_OAUTH_ALLOWED_REDIRECT_URIS", "%q: %v", u, err)
+			fail("DORIS_OAUTH_ALLOWED_REDIRECT_URIS", "%q: %v", withoutUserinfo(u), err)
 		}
 	}
 	switch c.DCRMode {
@@ -349,19 +255,21 @@ func (c *Config) Validate() []error {
 		fail("ENABLE_DORIS_OAUTH_PRODUCTION_WILDCARD_REDIRECTS", "wildcard redirect URIs are never accepted: redirect URIs match exactly")
 	}
 	if c.DCRMaxClients < 1 || c.DCRMaxClients > 1_000_000 {
-		fail("DORIS_OAUTH_DCR_MAX_CLIENTS", "%d is outside 1..1000000", c.DCRMaxClients)
+		fail("DORIS_OAUTH_DCR_MAX_CLIENTS", "must be between 1 and 1000000")
 	}
 	if c.DCRClientTTL != 0 {
 		between("DORIS_OAUTH_DCR_CLIENT_TTL_SECONDS", c.DCRClientTTL, time.Minute, 365*24*time.Hour)
 	}
 	between("DORIS_OAUTH_CIMD_FETCH_TIMEOUT_SECONDS", c.CIMDFetchTimeout, time.Second, 30*time.Second)
 	if c.CIMDMaxDocumentBytes < 1024 || c.CIMDMaxDocumentBytes > 65536 {
-		fail("DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES", "%d is outside 1024..65536", c.CIMDMaxDocumentBytes)
+		fail("DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES", "must be between 1024 and 65536 bytes")
 	}
 	between("DORIS_OAUTH_CIMD_MAX_CACHE_SECONDS", c.CIMDMaxCache, 0, 24*time.Hour)
-	between("DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS", c.CIMDDefaultCache, 0, c.CIMDMaxCache)
+	if c.CIMDDefaultCache < 0 || c.CIMDDefaultCache > c.CIMDMaxCache {
+		fail("DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS", "must be between 0 and %s seconds (DORIS_OAUTH_CIMD_MAX_CACHE_SECONDS)", seconds(c.CIMDMaxCache))
+	}
 	if c.CIMDMaxClients < 1 || c.CIMDMaxClients > 100_000 {
-		fail("DORIS_OAUTH_CIMD_MAX_CLIENTS", "%d is outside 1..100000", c.CIMDMaxClients)
+		fail("DORIS_OAUTH_CIMD_MAX_CLIENTS", "must be between 1 and 100000")
 	}
 	if c.TrustProxyHeaders && len(c.TrustedProxies) == 0 {
 		fail("DORIS_OAUTH_TRUSTED_PROXY_CIDRS", "DORIS_OAUTH_TRUST_PROXY_HEADERS=true needs the proxies' addresses: forwarded headers are never trusted from anyone")
@@ -383,7 +291,7 @@ func (c *Config) Validate() []error {
 		{"DORIS_OAUTH_DCR_RATE_LIMIT_PER_IP", lim.DCRPerIP},
 	} {
 		if v.n < 1 || v.n > 100_000 {
-			fail(v.key, "%d is outside 1..100000", v.n)
+			fail(v.key, "must be between 1 and 100000")
 		}
 	}
 	return errs
@@ -432,97 +340,21 @@ func checkPeerURL(s string) error {
 	return nil
 }
 
+// withoutUserinfo is s without the credentials of its user information,
+// for messages: a URL refused for carrying them must not print them.
+func withoutUserinfo(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = nil
+		return strings.Replace(u.String(), "://", "://…@", 1)
+	}
+	return s
+}
+
 // baseIsLoopback reports whether the base URL's host is loopback.
 func baseIsLoopback(base string) bool {
 	u, err := url.Parse(base)
 	return err == nil && auth.IsLoopback(u.Hostname())
 }
 
-func parsePrefix(s string) (netip.Prefix, error) {
-	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
-		return p.Masked(), err
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Prefix{}, err
-	}
-	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
-}
-
-// loader reads typed values from an environment, collecting problems.
-type loader struct {
-	env  map[string]string
-	errs []error
-}
-
-func (l *loader) fail(field, format string, args ...any) {
-	l.errs = append(l.errs, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
-}
-
-func (l *loader) str(key string, dst *string) {
-	if v, ok := l.env[key]; ok {
-		*dst = strings.TrimSpace(v)
-	}
-}
-
-func (l *loader) secret(key string, dst *string) {
-	if v, ok := l.env[key]; ok {
-		*dst = v
-	}
-}
-
-func (l *loader) int(key string, dst *int) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		l.fail(key, "%q is not an integer", v)
-		return
-	}
-	*dst = n
-}
-
-func (l *loader) seconds(key string, dst *time.Duration) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 || n > 1<<31 {
-		l.fail(key, "%q is not a whole number of seconds", v)
-		return
-	}
-	*dst = time.Duration(n) * time.Second
-}
-
-func (l *loader) bool(key string, dst *bool) {
-	v, ok := l.env[key]
-	if !ok || strings.TrimSpace(v) == "" {
-		return
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on":
-		*dst = true
-	case "0", "false", "no", "off":
-		*dst = false
-	default:
-		l.fail(key, "%q is not a boolean (true/false)", v)
-	}
-}
-
-func (l *loader) list(key string, dst *[]string) {
-	v, ok := l.env[key]
-	if !ok {
-		return
-	}
-	var out []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	*dst = out
-}
+// seconds prints d in seconds, the unit of the duration settings.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }

@@ -11,15 +11,19 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
 )
 
-// TestConfig: FromEnv reads the reference's variables with its defaults,
-// and Validate reports every startup failure of the contract for this mode
-// at once, each naming its variable.
+// TestConfig: DefaultConfig holds the reference's defaults, and Validate
+// reports every startup failure of the mode at once, each naming its
+// setting, with ranges in the setting's unit. (The settings as variables,
+// read by the program's loader, are the root package's
+// TestDorisOAuthConfig.)
 func TestConfig(t *testing.T) {
-	ok := map[string]string{
-		"ENABLE_DORIS_OAUTH_AUTH": "true", "TRANSPORT": "http", "DORIS_HOST": "fe", "DORIS_USER": "reader",
-		"DORIS_OAUTH_BASE_URL": "https://mcp.example.com", "DORIS_OAUTH_SECRET": testSecret,
+	good := func() dorisoauth.Config {
+		c := dorisoauth.DefaultConfig()
+		c.Enabled, c.BaseURL, c.Secret = true, "https://mcp.example.com", testSecret
+		c.Deployment.Transport, c.Deployment.DorisHost, c.Deployment.DorisUser = "http", "fe", "reader"
+		return c
 	}
-	cfg := dorisoauth.FromEnv(ok)
+	cfg := good()
 	if errs := cfg.Validate(); len(errs) != 0 {
 		t.Fatalf("a good configuration: %v", errs)
 	}
@@ -28,75 +32,38 @@ func TestConfig(t *testing.T) {
 		!slices.Equal(cfg.ChildToolAllowlist, []string{"doris_catalog.list_databases", "doris_query.execute_query", "doris_query.explain_query"}) {
 		t.Errorf("defaults: %+v", cfg)
 	}
-	if off := dorisoauth.FromEnv(map[string]string{"DORIS_OAUTH_BASE_URL": "nonsense"}); len(off.Validate()) != 0 {
+	off := dorisoauth.DefaultConfig()
+	off.BaseURL = "nonsense"
+	if len(off.Validate()) != 0 {
 		t.Error("a disabled mode is validated")
 	}
-
 	for _, tc := range []struct {
-		name  string
-		env   map[string]string
-		field string
+		name, field, msg string
+		set              func(*dorisoauth.Config)
 	}{
-		{"stdio", map[string]string{"TRANSPORT": "stdio"}, "ENABLE_DORIS_OAUTH_AUTH"},
-		{"external OAuth too", map[string]string{"ENABLE_OAUTH_AUTH": "true"}, "ENABLE_DORIS_OAUTH_AUTH"},
-		{"legacy OAuth switch", map[string]string{"OAUTH_ENABLED": "true"}, "ENABLE_DORIS_OAUTH_AUTH"},
-		{"AUTH_TYPE oauth", map[string]string{"AUTH_TYPE": "oauth"}, "AUTH_TYPE"},
-		{"no Doris host", map[string]string{"DORIS_HOST": ""}, "DORIS_HOST"},
-		{"no Doris user", map[string]string{"DORIS_USER": " "}, "DORIS_USER"},
-		{"no base URL", map[string]string{"DORIS_OAUTH_BASE_URL": ""}, "DORIS_OAUTH_BASE_URL"},
-		{"relative base URL", map[string]string{"DORIS_OAUTH_BASE_URL": "/mcp"}, "DORIS_OAUTH_BASE_URL"},
-		{"http off loopback", map[string]string{"DORIS_OAUTH_BASE_URL": "http://mcp.example.com"}, "DORIS_OAUTH_BASE_URL"},
-		{"base URL with a path", map[string]string{"DORIS_OAUTH_BASE_URL": "https://mcp.example.com/doris"}, "DORIS_OAUTH_BASE_URL"},
-		{"base URL with a query", map[string]string{"DORIS_OAUTH_BASE_URL": "https://mcp.example.com/?a=b"}, "DORIS_OAUTH_BASE_URL"},
-		{"base URL with user info", map[string]string{"DORIS_OAUTH_BASE_URL": "https://u:p@mcp.example.com"}, "DORIS_OAUTH_BASE_URL"},
-		{"short secret", map[string]string{"DORIS_OAUTH_SECRET": "short"}, "DORIS_OAUTH_SECRET"},
-		{"placeholder secret", map[string]string{"DORIS_OAUTH_SECRET": "<generate-a-long-random-secret-here>"}, "DORIS_OAUTH_SECRET"},
-		{"weak secret", map[string]string{"DORIS_OAUTH_SECRET": "my-password-is-long-enough-1234567"}, "DORIS_OAUTH_SECRET"},
-		{"repetitive secret", map[string]string{"DORIS_OAUTH_SECRET": strings.Repeat("ab", 20)}, "DORIS_OAUTH_SECRET"},
-		{"weak previous secret", map[string]string{"DORIS_OAUTH_PREVIOUS_SECRET": "changeme"}, "DORIS_OAUTH_PREVIOUS_SECRET"},
-		{"peers without a secret", map[string]string{"DORIS_OAUTH_SECRET": "", "DORIS_OAUTH_PEERS": "http://10.0.0.2:3000"}, "DORIS_OAUTH_PEERS"},
-		{"bad peer", map[string]string{"DORIS_OAUTH_PEERS": "10.0.0.2:3000"}, "DORIS_OAUTH_PEERS"},
-		{"DCR mode", map[string]string{"DORIS_OAUTH_DYNAMIC_CLIENT_REGISTRATION_MODE": "open"}, "DORIS_OAUTH_DYNAMIC_CLIENT_REGISTRATION_MODE"},
-		{"production DCR unconfirmed", map[string]string{"DORIS_OAUTH_DYNAMIC_CLIENT_REGISTRATION_MODE": "enabled"}, "DORIS_OAUTH_DYNAMIC_CLIENT_REGISTRATION_MODE"},
-		{"wildcard redirects", map[string]string{"ENABLE_DORIS_OAUTH_PRODUCTION_WILDCARD_REDIRECTS": "true"}, "ENABLE_DORIS_OAUTH_PRODUCTION_WILDCARD_REDIRECTS"},
-		{"trusted proxies without CIDRs", map[string]string{"DORIS_OAUTH_TRUST_PROXY_HEADERS": "true"}, "DORIS_OAUTH_TRUSTED_PROXY_CIDRS"},
-		{"bad CIDR", map[string]string{"DORIS_OAUTH_TRUSTED_PROXY_CIDRS": "10.0.0.0/33"}, "DORIS_OAUTH_TRUSTED_PROXY_CIDRS"},
-		{"CIMD timeout", map[string]string{"DORIS_OAUTH_CIMD_FETCH_TIMEOUT_SECONDS": "31"}, "DORIS_OAUTH_CIMD_FETCH_TIMEOUT_SECONDS"},
-		{"CIMD size", map[string]string{"DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES": "100"}, "DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES"},
-		{"CIMD cache", map[string]string{"DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS": "7200"}, "DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS"},
-		{"rate limit", map[string]string{"DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_TXN": "0"}, "DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_TXN"},
-		{"rate window", map[string]string{"DORIS_OAUTH_RATE_LIMIT_WINDOW_SECONDS": "x"}, "DORIS_OAUTH_RATE_LIMIT_WINDOW_SECONDS"},
-		{"idle timeout", map[string]string{"DORIS_OAUTH_IDLE_TIMEOUT_SECONDS": "604801"}, "DORIS_OAUTH_IDLE_TIMEOUT_SECONDS"},
-		{"access TTL", map[string]string{"DORIS_OAUTH_ACCESS_TOKEN_EXPIRE_SECONDS": "5"}, "DORIS_OAUTH_ACCESS_TOKEN_EXPIRE_SECONDS"},
-		{"code TTL", map[string]string{"DORIS_OAUTH_AUTH_CODE_EXPIRE_SECONDS": "3600"}, "DORIS_OAUTH_AUTH_CODE_EXPIRE_SECONDS"},
-		{"child allowlist", map[string]string{"DORIS_OAUTH_CHILD_TOOL_ALLOWLIST": "get_db_list"}, "DORIS_OAUTH_CHILD_TOOL_ALLOWLIST"},
-		{"pre-1.0 buckets", map[string]string{"DORIS_OAUTH_QUERY_TOOLS_ENABLED": "true"}, "DORIS_OAUTH_QUERY_TOOLS_ENABLED"},
-		{"bad boolean", map[string]string{"DORIS_OAUTH_CHILD_TOOLS_ENABLED": "maybe"}, "DORIS_OAUTH_CHILD_TOOLS_ENABLED"},
-		{"session database", map[string]string{"DORIS_OAUTH_SESSION_DATABASE": "a`b"}, "DORIS_OAUTH_SESSION_DATABASE"},
-		{"allowed redirect", map[string]string{"DORIS_OAUTH_ALLOWED_REDIRECT_URIS": "http://evil.example/cb"}, "DORIS_OAUTH_ALLOWED_REDIRECT_URIS"},
+		{"stdio", "ENABLE_DORIS_OAUTH_AUTH", "TRANSPORT=http", func(c *dorisoauth.Config) { c.Deployment.Transport = "stdio" }},
+		{"access TTL", "DORIS_OAUTH_ACCESS_TOKEN_EXPIRE_SECONDS", "must be between 60 and 86400 seconds", func(c *dorisoauth.Config) { c.AccessTTL = 5 * time.Second }},
+		{"a fraction of a second", "DORIS_OAUTH_CIMD_FETCH_TIMEOUT_SECONDS", "must be between 1 and 30 seconds",
+			func(c *dorisoauth.Config) { c.CIMDFetchTimeout = 500 * time.Millisecond }},
+		{"default cache above the maximum", "DORIS_OAUTH_CIMD_DEFAULT_CACHE_SECONDS", "must be between 0 and 60 seconds (DORIS_OAUTH_CIMD_MAX_CACHE_SECONDS)",
+			func(c *dorisoauth.Config) { c.CIMDMaxCache, c.CIMDDefaultCache = time.Minute, time.Hour }},
+		{"document size", "DORIS_OAUTH_CIMD_MAX_DOCUMENT_BYTES", "must be between 1024 and 65536 bytes", func(c *dorisoauth.Config) { c.CIMDMaxDocumentBytes = 100 }},
+		{"rate limit", "DORIS_OAUTH_LOGIN_RATE_LIMIT_PER_TXN", "must be between 1 and 100000", func(c *dorisoauth.Config) { c.Limits.LoginPerTxn = 0 }},
+		{"pre-1.0 buckets", "DORIS_OAUTH_QUERY_TOOLS_ENABLED", "DORIS_OAUTH_CHILD_TOOL_ALLOWLIST",
+			func(c *dorisoauth.Config) { c.LegacyToolBuckets = []string{"DORIS_OAUTH_QUERY_TOOLS_ENABLED"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			for k, v := range ok {
-				env[k] = v
-			}
-			for k, v := range tc.env {
-				env[k] = v
-			}
-			cfg := dorisoauth.FromEnv(env)
-			errs := cfg.Validate()
-			found := false
-			for _, err := range errs {
+			cfg := good()
+			tc.set(&cfg)
+			var found bool
+			for _, err := range cfg.Validate() {
 				var fe *dorisoauth.FieldError
-				if errors.As(err, &fe) && fe.Field == tc.field {
+				if errors.As(err, &fe) && fe.Field == tc.field && strings.Contains(fe.Err.Error(), tc.msg) {
 					found = true
-				}
-				if strings.Contains(err.Error(), testSecret) || (tc.env["DORIS_OAUTH_SECRET"] != "" && strings.Contains(err.Error(), tc.env["DORIS_OAUTH_SECRET"])) {
-					t.Errorf("a problem repeats the secret: %v", err)
 				}
 			}
 			if !found {
-				t.Errorf("got %v, want a problem with %s", errs, tc.field)
+				t.Errorf("got %v, want a problem with %s saying %q", cfg.Validate(), tc.field, tc.msg)
 			}
 			if _, err := dorisoauth.New(cfg, dorisoauth.Options{CheckLogin: (&doris{}).CheckLogin}); err == nil {
 				t.Error("New accepted it")
@@ -104,7 +71,8 @@ func TestConfig(t *testing.T) {
 		})
 	}
 	// Every problem at once.
-	bad := dorisoauth.FromEnv(map[string]string{"ENABLE_DORIS_OAUTH_AUTH": "true", "TRANSPORT": "stdio", "DORIS_OAUTH_SECRET": "x"})
+	bad := good()
+	bad.Deployment.Transport, bad.BaseURL, bad.Secret = "stdio", "", "x"
 	if n := len(bad.Validate()); n < 3 {
 		t.Errorf("%d problems reported, want every one (at least transport, base URL, secret)", n)
 	}

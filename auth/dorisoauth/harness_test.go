@@ -103,10 +103,9 @@ func quietLogger() *slog.Logger {
 
 // baseConfig is a valid configuration for base.
 func baseConfig(base string) dorisoauth.Config {
-	cfg := dorisoauth.FromEnv(map[string]string{
-		"ENABLE_DORIS_OAUTH_AUTH": "true", "TRANSPORT": "http", "DORIS_HOST": "127.0.0.1", "DORIS_USER": "mcp_reader",
-		"DORIS_OAUTH_BASE_URL": base, "DORIS_OAUTH_SECRET": testSecret,
-	})
+	cfg := dorisoauth.DefaultConfig()
+	cfg.Enabled, cfg.BaseURL, cfg.Secret = true, base, testSecret
+	cfg.Deployment.Transport, cfg.Deployment.DorisHost, cfg.Deployment.DorisUser = "http", "127.0.0.1", "mcp_reader"
 	return cfg
 }
 

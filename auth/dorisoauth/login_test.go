@@ -2,6 +2,7 @@ package dorisoauth_test
 
 import (
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -129,15 +130,13 @@ func TestSignInRateLimits(t *testing.T) {
 
 	// Per address: behind a trusted proxy, the forwarded address counts.
 	for _, tc := range []struct {
-		trusted  string
+		trusted  netip.Prefix
 		separate bool
-	}{{"127.0.0.1/32", true}, {"10.0.0.0/8", false}} {
+	}{{netip.MustParsePrefix("127.0.0.1/32"), true}, {netip.MustParsePrefix("10.0.0.0/8"), false}} {
 		p := newHarness(t, func(c *dorisoauth.Config, _ *dorisoauth.Options) {
 			c.Limits.TokenPerIP = 2
 			c.TrustProxyHeaders = true
-			c.TrustedProxies = nil
-			cfg := dorisoauth.FromEnv(map[string]string{"DORIS_OAUTH_TRUSTED_PROXY_CIDRS": tc.trusted})
-			c.TrustedProxies = cfg.TrustedProxies
+			c.TrustedProxies = []netip.Prefix{tc.trusted}
 		})
 		limited := 0
 		for i := 0; i < 6; i++ {
