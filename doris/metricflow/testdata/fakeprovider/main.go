@@ -3,13 +3,16 @@
 // a behaviour: "demo" is a well-behaved provider of a small model over the
 // demo schema (orders and customers); every other mode breaks the protocol
 // in one way. An optional second argument names a file to which the
-// provider (and any process it starts) appends its pid.
+// provider (and any process it starts) appends its pid. In "hang" mode an
+// optional third argument names a Unix socket the provider connects to
+// once it and its child are running, so that a test need not poll for it.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -69,6 +72,11 @@ func main() {
 	case "hang":
 		if len(os.Args) > 2 {
 			spawn(exec.Command(os.Args[0], "sleep", os.Args[2]), os.Args[2])
+		}
+		if len(os.Args) > 3 {
+			if c, err := net.Dial("unix", os.Args[3]); err == nil {
+				c.Close() // the test's signal: both processes are up
+			}
 		}
 		time.Sleep(time.Hour)
 	case "orphan":
