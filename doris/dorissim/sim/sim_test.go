@@ -568,20 +568,15 @@ func TestQueryTimeout(t *testing.T) {
 			}
 			// MariaDB's view: the statement really stops. Its thread may
 			// take a moment to wind down after the error is sent.
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			if !pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
 				var n int
 				err := in.Root().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE '%seq_1_to_100000 b%' AND INFO NOT LIKE '%PROCESSLIST%'").Scan(&n)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the timed-out statement still runs in MariaDB after 5 s")
-				}
-				time.Sleep(20 * time.Millisecond)
+				return n == 0
+			}) {
+				t.Fatalf("the timed-out statement still runs in MariaDB after 5 s")
 			}
 		})
 	}
@@ -612,16 +607,15 @@ func TestKillQuery(t *testing.T) {
 	defer killer.Close()
 	// Wait until the statement shows up in the process list with its query id.
 	var qid string
-	deadline := time.Now().Add(5 * time.Second)
-	for qid == "" && time.Now().Before(deadline) {
+	pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
 		r := mustQuery(t, killer, "SHOW PROCESSLIST")
 		for _, row := range r.rows {
 			if row[r.col("Id")].String == fmt.Sprint(id) && row[r.col("Command")].String == "Query" {
 				qid = row[r.col("QueryId")].String
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return qid != ""
+	})
 	if qid == "" {
 		t.Fatal("slow query not in processlist")
 	}
@@ -639,13 +633,16 @@ func TestKillQuery(t *testing.T) {
 		_, err := query(t, victim, slowQuery)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
 	var running string
-	for _, row := range mustQuery(t, root(t, s, in), "SHOW PROC '/current_queries'").rows {
-		if strings.Contains(row[7].String, "seq_1_to_100000") {
-			running = row[0].String
+	rt := root(t, s, in)
+	pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
+		for _, row := range mustQuery(t, rt, "SHOW PROC '/current_queries'").rows {
+			if strings.Contains(row[7].String, "seq_1_to_100000") {
+				running = row[0].String
+			}
 		}
-	}
+		return running != ""
+	})
 	if running == "" {
 		t.Fatal("not in current_queries")
 	}
@@ -670,21 +667,15 @@ func TestClientDisconnectKillsUpstreamWork(t *testing.T) {
 		t.Fatal("expected cancellation")
 	}
 	rt := root(t, s, in)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		busy := false
+	if !pollUntil(5*time.Second, 50*time.Millisecond, func() bool {
 		r := mustQuery(t, rt, "SHOW FULL PROCESSLIST")
 		for _, row := range r.rows {
 			if row[r.col("Command")].String == "Query" && strings.Contains(row[r.col("Info")].String, "seq_1_to_100000") {
-				busy = true
+				return false
 			}
 		}
-		if !busy {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("upstream query kept running after the client went away")
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}) {
+		t.Fatal("upstream query kept running after the client went away")
 	}
 }
