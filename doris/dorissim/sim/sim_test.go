@@ -605,7 +605,8 @@ func TestKillQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer killer.Close()
-	// Wait until the statement shows up in the process list with its query id.
+	// Wait until the statement shows up in the process list with its query
+	// id, and runs in MariaDB.
 	var qid string
 	pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
 		r := mustQuery(t, killer, "SHOW PROCESSLIST")
@@ -614,7 +615,7 @@ func TestKillQuery(t *testing.T) {
 				qid = row[r.col("QueryId")].String
 			}
 		}
-		return qid != ""
+		return qid != "" && runsUpstream(t, in, "seq_1_to_100000 b")
 	})
 	if qid == "" {
 		t.Fatal("slow query not in processlist")
@@ -628,7 +629,12 @@ func TestKillQuery(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("killed query did not end")
 	}
-	// the victim connection is still usable; kill by Doris query id works too
+	// the victim connection is still usable; kill by Doris query id works
+	// too (once MariaDB has wound the killed statement down, so that the
+	// wait below sees the new one)
+	if !pollUntil(5*time.Second, 20*time.Millisecond, func() bool { return !runsUpstream(t, in, "seq_1_to_100000 b") }) {
+		t.Fatal("the killed statement still runs in MariaDB after 5 s")
+	}
 	go func() {
 		_, err := query(t, victim, slowQuery)
 		done <- err
@@ -641,7 +647,7 @@ func TestKillQuery(t *testing.T) {
 				running = row[0].String
 			}
 		}
-		return running != ""
+		return running != "" && runsUpstream(t, in, "seq_1_to_100000 b")
 	})
 	if running == "" {
 		t.Fatal("not in current_queries")
@@ -655,6 +661,19 @@ func TestKillQuery(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("query killed by id did not end")
 	}
+}
+
+// runsUpstream reports whether MariaDB runs a statement containing marker.
+// The simulator lists a statement (and takes a KILL for it) a moment before
+// MariaDB starts it, and MariaDB drops a KILL QUERY for a thread that runs
+// nothing yet: a test that kills waits for this too.
+func runsUpstream(t *testing.T, in *mariadb.Instance, marker string) bool {
+	t.Helper()
+	var n int
+	if err := in.Root().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'", "%"+marker+"%").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
 
 func TestClientDisconnectKillsUpstreamWork(t *testing.T) {
