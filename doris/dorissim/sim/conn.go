@@ -479,6 +479,20 @@ func (c *conn) handleQuery(sql string) error {
 	c.s.stats.queries.Add(1)
 	c.stmtFailed, c.stmtErr, c.stmtRows, c.dropAfter, c.stmtAffected = false, "", 0, 0, 0
 	if f := c.s.takeFault(sql); f != nil {
+		if f.Reached != nil {
+			select {
+			case f.Reached <- struct{}{}:
+			case <-c.gone:
+				return errDropped
+			}
+		}
+		if f.Hold != nil {
+			select {
+			case <-f.Hold:
+			case <-c.gone:
+				return errDropped
+			}
+		}
 		if f.Latency > 0 {
 			t := time.NewTimer(f.Latency)
 			select {

@@ -63,6 +63,44 @@ func TestMillionRowsStreamWithBoundedMemory(t *testing.T) {
 	}
 }
 
+// TestFaultReachedAndHold: a fault tells the test that a statement has
+// arrived, and holds it until the test releases it.
+func TestFaultReachedAndHold(t *testing.T) {
+	s, _ := startSim(t, "3.0")
+	db := reader(t, s)
+	reached, hold := make(chan struct{}), make(chan struct{})
+	s.Inject(sim.Fault{Match: "held_marker", Reached: reached, Hold: hold, Times: 1})
+	answered := make(chan string, 1)
+	go func() {
+		var m string
+		if err := db.QueryRow("SELECT 'held_marker' AS m").Scan(&m); err != nil {
+			m = err.Error()
+		}
+		answered <- m
+	}()
+	select {
+	case <-reached:
+	case m := <-answered:
+		t.Fatalf("answered %q without reaching the fault", m)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the statement did not reach the simulator")
+	}
+	select {
+	case m := <-answered:
+		t.Fatalf("answered %q while held", m)
+	default:
+	}
+	close(hold)
+	select {
+	case m := <-answered:
+		if m != "held_marker" {
+			t.Fatalf("after the release: %q", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the released statement did not answer")
+	}
+}
+
 func TestFaults(t *testing.T) {
 	s, _ := startSim(t, "3.0")
 	ctx := context.Background()
