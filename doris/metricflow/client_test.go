@@ -206,6 +206,37 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
+// TestSlowProviderGate: in slow mode with a gate, the fake provider
+// answers only once the test closes the gate (what tests of a provider
+// slower than a probe's timeout use instead of its 2 s sleep).
+func TestSlowProviderGate(t *testing.T) {
+	dir := t.TempDir()
+	gate, err := net.Listen("unix", filepath.Join(dir, "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	c := client(t, 60*time.Second, "slow", filepath.Join(dir, "pids"), gate.Addr().String())
+	answered := make(chan error, 1)
+	go func() {
+		_, err := c.Do(context.Background(), "list_models", map[string]any{})
+		answered <- err
+	}()
+	conn, err := gate.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("answered before the gate opened: %v", err)
+	default:
+	}
+	conn.Close()
+	if err := <-answered; err != nil {
+		t.Fatalf("after the gate opened: %v", err)
+	}
+}
+
 func TestStartAndOperationFailures(t *testing.T) {
 	cfg := metricflow.DefaultConfig()
 	cfg.Enabled, cfg.CommandJSON = true, `["/nonexistent/provider"]`
