@@ -222,12 +222,18 @@ func testOIDCProvider(t *testing.T, nt nodeTools, bin, clients string, serverEnv
 		t.Errorf("a revoked token: %d %q", rep.status, rep.challenge)
 	}
 
-	// A token past its exp (1 s lifetime, no leeway) is refused.
+	// A token past its exp (60 s lifetime, no leeway) is refused: it works,
+	// the provider's clock moves past its exp, and introspection reports it
+	// inactive.
 	short := token("short-host", scopes, resource)
-	time.Sleep(2100 * time.Millisecond)
-	if rep := mcpCall(t, srv.base, "/mcp", short, "tools/list", "", nil); rep.status != 401 {
+	if rep := mcpCall(t, srv.base, "/mcp", short, "tools/list", "", nil); rep.status != 200 {
+		t.Errorf("a token within its lifetime: %d %q", rep.status, rep.challenge)
+	}
+	advanceProviderClock(t, issuer, 61)
+	if rep := mcpCall(t, srv.base, "/mcp", short, "tools/list", "", nil); rep.status != 401 || !strings.Contains(rep.challenge, "not active") {
 		t.Errorf("an expired token: %d %q", rep.status, rep.challenge)
 	}
+	advanceProviderClock(t, issuer, -61) // the tokens below are checked against the server's clock
 
 	// RFC 9728 metadata names the provider.
 	resp, err := http.Get(srv.base + "/.well-known/oauth-protected-resource/mcp")
@@ -251,6 +257,20 @@ func testOIDCProvider(t *testing.T, nt nodeTools, bin, clients string, serverEnv
 		t.Fatalf("the TypeScript client with an oidc-provider token: %v %v\n%s\n%s", err, perr, out, lastLines(stderr, 30))
 	}
 	writeSummary("auth e2e: oidc-provider %s: JWT (JWKS) and opaque (introspection) access tokens, audience, scope, revocation, expiry", pinnedOIDCProvider)
+}
+
+// advanceProviderClock moves the clock of oidc-provider.mjs at issuer by
+// seconds.
+func advanceProviderClock(t *testing.T, issuer string, seconds int) {
+	t.Helper()
+	resp, err := http.Post(issuer+"/_test/clock?advance="+strconv.Itoa(seconds), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("advance the provider's clock: %d", resp.StatusCode)
+	}
 }
 
 // startNodeServer runs a Node script that prints {"ready": URL} when it

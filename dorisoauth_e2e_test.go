@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -244,29 +245,77 @@ func TestDorisOAuthPeople(t *testing.T) {
 }
 
 // rrProxy is a round-robin reverse proxy: request n goes to backend n mod
-// len(backends). It keeps the public Host header, as load balancers do.
+// len(backends). It keeps the public Host header, as load balancers do, and
+// keeps connections to the backends alive, one transport per backend
+// generation: restart gives a backend a new transport, so no request is sent
+// over a connection kept from the process that was stopped (the write to it
+// could fail and be answered 502, depending on when the proxy noticed the
+// close).
 type rrProxy struct {
 	backends []*url.URL
 	n        atomic.Int64
 	served   []atomic.Int64
+
+	mu         sync.Mutex
+	transports []*http.Transport // by backend: its current generation
 }
 
 func newRRProxy(t *testing.T, l net.Listener, addrs []string) *rrProxy {
 	p := &rrProxy{served: make([]atomic.Int64, len(addrs))}
 	for _, a := range addrs {
 		p.backends = append(p.backends, &url.URL{Scheme: "http", Host: a})
+		p.transports = append(p.transports, newProxyTransport())
 	}
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		i := int(p.n.Add(1)-1) % len(p.backends)
 		p.served[i].Add(1)
 		r.SetURL(p.backends[i])
 		r.Out.Host = r.In.Host
-	}}
+		r.Out = r.Out.WithContext(context.WithValue(r.Out.Context(), rrBackend{}, i))
+	}, Transport: p}
 	s := httptest.NewUnstartedServer(rp)
 	s.Listener = l
 	s.Start()
-	t.Cleanup(s.Close)
+	t.Cleanup(func() {
+		s.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, tr := range p.transports {
+			tr.CloseIdleConnections()
+		}
+	})
 	return p
+}
+
+// rrBackend is the request-context key of the backend a request was sent
+// to.
+type rrBackend struct{}
+
+func newProxyTransport() *http.Transport {
+	return &http.Transport{DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}
+}
+
+// RoundTrip sends r over the current transport of its backend.
+func (p *rrProxy) RoundTrip(r *http.Request) (*http.Response, error) {
+	i := r.Context().Value(rrBackend{}).(int)
+	p.mu.Lock()
+	tr := p.transports[i]
+	p.mu.Unlock()
+	return tr.RoundTrip(r)
+}
+
+// restart restarts backend i as a load balancer sees a replica restart:
+// stop ends the old process; its transport, with every connection to that
+// process, is dropped before start brings up the new one.
+func (p *rrProxy) restart(i int, stop, start func()) {
+	stop()
+	p.mu.Lock()
+	old := p.transports[i]
+	p.transports[i] = newProxyTransport()
+	p.mu.Unlock()
+	old.CloseIdleConnections()
+	start()
 }
 
 // TestDorisOAuthReplicas: three replicas with one secret behind a
@@ -346,8 +395,10 @@ func TestDorisOAuthReplicas(t *testing.T) {
 	}
 
 	// Restart replica 1 mid-session: memory gone, session intact.
-	reps[1].stop()
-	reps[1] = startReplica(t, listen(t, addrs[1]), env, clk)
+	restart := func(i int) {
+		proxy.restart(i, reps[i].stop, func() { reps[i] = startReplica(t, listen(t, addrs[i]), env, clk) })
+	}
+	restart(1)
 	if got := walk(); len(got) != domainCount {
 		t.Fatalf("tools/list after a restart: %v", got)
 	}
@@ -378,8 +429,7 @@ func TestDorisOAuthReplicas(t *testing.T) {
 		}
 	}
 	// A replica that restarts after the revoke learns it before it serves.
-	reps[2].stop()
-	reps[2] = startReplica(t, listen(t, addrs[2]), env, clk)
+	restart(2)
 	for i := range 3 {
 		if r := oauthCall(t, base, access2, "tools/list", "", nil); r.status != 401 {
 			t.Errorf("request %d after the restart: %d %s", i, r.status, r.raw)

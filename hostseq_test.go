@@ -148,8 +148,16 @@ func hostSequence(t *testing.T, h hsClient, wire *wiretest.Validator, s *sim.Ser
 	if err := s.SetProfile("4.0"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1200 * time.Millisecond) // CAPABILITY_SNAPSHOT_TTL_SECONDS=1
-	st := tool("doris_catalog", map[string]any{"child_tool": "list_tables", "arguments": map[string]any{"database": "demo"}, "manifest_version": catMV})
+	// The server sees the upgrade when its capability snapshot expires
+	// (CAPABILITY_SNAPSHOT_TTL_SECONDS=1, the least it takes; the binary's
+	// clock cannot be moved): until then the old manifest still serves.
+	var st map[string]any
+	if !waitFor(15*time.Second, 100*time.Millisecond, func() bool {
+		st = tool("doris_catalog", map[string]any{"child_tool": "list_tables", "arguments": map[string]any{"database": "demo"}, "manifest_version": catMV})
+		return st["mode"] != "result"
+	}) {
+		t.Fatalf("the upgrade was not seen 15 s after it, with a 1 s capability TTL: %v", st)
+	}
 	code, det := errCode(st)
 	if code != "CHILD_MANIFEST_STALE" || det["rediscover"] != true || st["manifest_version"] == catMV {
 		t.Fatalf("after the upgrade: %v", st)

@@ -165,22 +165,21 @@ scrape_configs:
 		{`sum(doris_mcp_requests_total{code="ok"})`, w.calls()},
 		{`doris_mcp_tool_call_duration_seconds_count{child="doris_query.execute_query"}`, w.ok + w.refused},
 	}
+	// Prometheus scrapes on its own schedule: its answers are polled.
 	deadline := time.Now().Add(60 * time.Second)
 	for _, c := range checks {
-		for {
-			got, ok := query(c.q)
-			if ok && int(got) == c.want {
-				break
-			}
+		var got float64
+		var ok bool
+		if !waitFor(time.Until(deadline), 200*time.Millisecond, func() bool {
 			select {
 			case err := <-exited:
 				t.Fatalf("prometheus exited (%v):\n%s", err, logs.String())
 			default:
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("Prometheus says %s = %v (answered %v), the test made %d\nprometheus log:\n%s", c.q, got, ok, c.want, logs.String())
-			}
-			time.Sleep(200 * time.Millisecond)
+			got, ok = query(c.q)
+			return ok && int(got) == c.want
+		}) {
+			t.Fatalf("Prometheus says %s = %v (answered %v), the test made %d\nprometheus log:\n%s", c.q, got, ok, c.want, logs.String())
 		}
 	}
 }

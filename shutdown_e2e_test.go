@@ -80,11 +80,8 @@ func TestShutdownWithSlowQueries(t *testing.T) {
 		fd.db.Root().QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE COMMAND = 'Query' AND INFO LIKE '%shutdown_marker%' AND ID <> CONNECTION_ID()").Scan(&n)
 		return n
 	}
-	for deadline := time.Now().Add(30 * time.Second); running() < slow; {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d slow queries reached MariaDB", running(), slow)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !waitFor(30*time.Second, 50*time.Millisecond, func() bool { return running() >= slow }) {
+		t.Fatalf("only %d of %d slow queries reached MariaDB", running(), slow)
 	}
 
 	start := time.Now()
@@ -111,10 +108,8 @@ func TestShutdownWithSlowQueries(t *testing.T) {
 	if n != slow {
 		t.Errorf("%d answers, want %d", n, slow)
 	}
-	for deadline := time.Now().Add(5 * time.Second); running() > 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d slow queries still run in MariaDB after the server exited", running())
-		}
+	if !waitFor(5*time.Second, 20*time.Millisecond, func() bool { return running() == 0 }) {
+		t.Fatalf("%d slow queries still run in MariaDB after the server exited", running())
 	}
 	t.Logf("SIGTERM with %d slow queries: exit 0 after %v (grace 2 s), every client answered 503, MariaDB clear", slow, took.Round(time.Millisecond))
 }

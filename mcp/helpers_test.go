@@ -29,16 +29,21 @@ const secretMarker = "SECRET-MARKER-7f3a"
 
 // fakeBackend serves a small, fixed surface. Its tools:
 //   - echo: returns its arguments;
-//   - slow: blocks until its context ends, recording that it did;
-//   - progress: reports progress three times, then returns.
+//   - slow: says it started (entered), then blocks until its context
+//     ends, recording that it did (cancelled);
+//   - progress: reports progress three times, then returns; with
+//     {"hold":true} it waits after the first report until the test closes
+//     release (or its context ends).
 type fakeBackend struct {
 	tools     []catalog.Tool
 	cancelled chan struct{}
-	calls     atomic.Int64 // tools/call requests that reached the backend
+	entered   chan struct{} // a slow call started
+	release   chan struct{} // closed: held progress calls go on
+	calls     atomic.Int64  // tools/call requests that reached the backend
 }
 
 func newFakeBackend(n int) *fakeBackend {
-	b := &fakeBackend{cancelled: make(chan struct{}, 16)}
+	b := &fakeBackend{cancelled: make(chan struct{}, 16), entered: make(chan struct{}, 16), release: make(chan struct{})}
 	names := []string{"echo", "progress", "slow"} // "broken" answers calls but is not listed
 	for i := 0; i < n; i++ {
 		names = append(names, fmt.Sprintf("tool_%02d", i))
@@ -60,18 +65,30 @@ func (b *fakeBackend) CallTool(ctx context.Context, id auth.Identity, name strin
 	case "echo":
 		return &catalog.ToolResult{Structured: args}, nil
 	case "slow":
+		select {
+		case b.entered <- struct{}{}:
+		default: // nobody is waiting for it
+		}
 		<-ctx.Done()
 		b.cancelled <- struct{}{}
 		return nil, ctx.Err()
 	case "broken":
 		return nil, errors.New("the backend failed")
 	case "progress":
+		var a struct{ Hold bool }
+		json.Unmarshal(args, &a)
 		for i := 1; i <= 3; i++ {
 			if p != nil {
 				p(float64(i), 3, "step")
 				p(float64(i), 3, "repeat, must be dropped")
 			}
-			time.Sleep(5 * time.Millisecond)
+			if i == 1 && a.Hold {
+				select {
+				case <-b.release:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
 		}
 		return &catalog.ToolResult{Structured: json.RawMessage(`{"done":true}`)}, nil
 	}
@@ -117,6 +134,33 @@ func (b *fakeBackend) Complete(ctx context.Context, id auth.Identity, ref catalo
 		return nil, catalog.ErrCompletionRef
 	}
 	return &catalog.Completion{Values: []string{value + "demo"}, Total: 1}, nil
+}
+
+// waitEntered waits until a slow call has reached the backend.
+func (b *fakeBackend) waitEntered(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow call did not reach the backend")
+	}
+}
+
+// eventually waits, for at most 5 s, until cond holds: for state the
+// server shows (Draining) but sends no event for.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			t.Fatalf("%s: not within 5 s", what)
+		case <-tick.C:
+		}
+	}
 }
 
 // env is one server under test with its log.

@@ -28,9 +28,7 @@ func TestHTTPDrainAndAbort(t *testing.T) {
 	h := newHTTP(t, e, false)
 	running := make(chan reply, 1)
 	go func() { running <- h.call(t, "tools/call", `"name":"slow","arguments":{}`, "slow") }()
-	for e.be.calls.Load() == 0 {
-		time.Sleep(5 * time.Millisecond) // setup: the call has reached the backend
-	}
+	e.be.waitEntered(t)
 
 	e.srv.Drain()
 	refused := h.call(t, "tools/list", "", "")
@@ -78,9 +76,7 @@ func TestStdioEOFAbortsAfterGrace(t *testing.T) {
 	e := newEnvWith(t, 10, 0, mcp.Options{ShutdownGrace: 200 * time.Millisecond})
 	s := newStdio(t, e)
 	s.send(t, req(7, "tools/call", `"name":"slow","arguments":{}`))
-	for e.be.calls.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	e.be.waitEntered(t)
 	s.in.Close()
 	m := s.recv(t, wiretest.Rev20260728, "tools/call")
 	if m["id"] != float64(7) || !shuttingDown(m) {

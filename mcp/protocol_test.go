@@ -217,10 +217,18 @@ func TestStdioProgress(t *testing.T) {
 // TestStdioEOFDrains: requests already running when stdin closes still
 // answer; then ServeStdio returns.
 func TestStdioEOFDrains(t *testing.T) {
-	s := newStdio(t, newEnv(t, 100, 0))
-	s.send(t, strings.Replace(req(10, "tools/call", `"name":"progress","arguments":{}`), `"io.modelcontextprotocol/clientInfo"`, `"progressToken":"p","io.modelcontextprotocol/clientInfo"`, 1))
+	e := newEnv(t, 100, 0)
+	s := newStdio(t, e)
+	s.send(t, strings.Replace(req(10, "tools/call", `"name":"progress","arguments":{"hold":true}`), `"io.modelcontextprotocol/clientInfo"`, `"progressToken":"p","io.modelcontextprotocol/clientInfo"`, 1))
+	// The first progress report: the call runs, held, until the server
+	// has seen the EOF.
+	if m := s.recv(t, wiretest.Rev20260728, "tools/call"); m["method"] != "notifications/progress" {
+		t.Fatalf("first message %v", m)
+	}
 	s.in.Close()
-	for i := 0; i < 3; i++ {
+	eventually(t, "draining after EOF", e.srv.Draining)
+	close(e.be.release)
+	for i := 0; i < 2; i++ {
 		s.recv(t, wiretest.Rev20260728, "tools/call")
 	}
 	if m := s.recv(t, wiretest.Rev20260728, "tools/call"); m["id"] != float64(10) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,23 +175,65 @@ func TestOrphanHoldingStdout(t *testing.T) {
 
 // TestCancellation: a caller that goes away stops the provider.
 func TestCancellation(t *testing.T) {
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	c := client(t, 60*time.Second, "hang", pidfile)
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pids")
+	// The provider connects here once it and its child are running.
+	up, err := net.Listen("unix", filepath.Join(dir, "up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	c := client(t, 60*time.Second, "hang", pidfile, up.Addr().String())
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for len(readPIDs(t, pidfile)) < 2 {
-			time.Sleep(20 * time.Millisecond)
+		if conn, err := up.Accept(); err == nil {
+			conn.Close()
+			cancel()
 		}
-		cancel()
 	}()
-	_, err := c.Do(ctx, "list_models", map[string]any{})
+	_, err = c.Do(ctx, "list_models", map[string]any{})
 	if !errors.Is(err, &metricflow.Error{Reason: metricflow.ReasonCancelled}) {
 		t.Fatalf("got %v, want %s", err, metricflow.ReasonCancelled)
 	}
-	for _, pid := range readPIDs(t, pidfile) {
+	pids := readPIDs(t, pidfile)
+	if len(pids) != 2 {
+		t.Fatalf("pids %v, want the provider and its child", pids)
+	}
+	for _, pid := range pids {
 		if alive(pid) {
 			t.Errorf("process %d outlived the cancelled request", pid)
 		}
+	}
+}
+
+// TestSlowProviderGate: in slow mode with a gate, the fake provider
+// answers only once the test closes the gate (what tests of a provider
+// slower than a probe's timeout use instead of its 2 s sleep).
+func TestSlowProviderGate(t *testing.T) {
+	dir := t.TempDir()
+	gate, err := net.Listen("unix", filepath.Join(dir, "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	c := client(t, 60*time.Second, "slow", filepath.Join(dir, "pids"), gate.Addr().String())
+	answered := make(chan error, 1)
+	go func() {
+		_, err := c.Do(context.Background(), "list_models", map[string]any{})
+		answered <- err
+	}()
+	conn, err := gate.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("answered before the gate opened: %v", err)
+	default:
+	}
+	conn.Close()
+	if err := <-answered; err != nil {
+		t.Fatalf("after the gate opened: %v", err)
 	}
 }
 

@@ -9,9 +9,14 @@
 // Clients (client_secret_basic, secret = "<client_id>-secret-0123456789"):
 //   jwt-host     client credentials; its access tokens are JWTs
 //   opaque-host  client credentials; its access tokens are opaque
-//   short-host   client credentials; opaque tokens living 1 second
+//   short-host   client credentials; opaque tokens living 60 seconds
 //   doris-mcp    the resource server: only introspects
 // Tokens may be requested for --resource and for https://other.example/mcp.
+//
+// The provider's clock is the test's: POST /_test/clock?advance=SECONDS
+// moves it (Date.now, which oidc-provider and its memory adapter read) by
+// SECONDS, negative to move it back, so that a test sees tokens expire
+// without waiting.
 //
 // Prints {"ready": "<issuer>"} on stdout when listening; runs until killed.
 
@@ -19,6 +24,9 @@ import http from 'node:http';
 import { load, parseArgs } from './lib.mjs';
 
 const { opts } = parseArgs(process.argv.slice(2));
+const realNow = Date.now;
+let clockOffsetMs = 0;
+Date.now = () => realNow() + clockOffsetMs;
 const { default: Provider, errors } = await load('oidc-provider');
 const jose = await load('jose');
 
@@ -51,7 +59,7 @@ const provider = new Provider(issuer, {
         return {
           scope: scopes.join(' '),
           audience: indicator,
-          accessTokenTTL: c.clientId === 'short-host' ? 1 : 300,
+          accessTokenTTL: c.clientId === 'short-host' ? 60 : 300,
           accessTokenFormat: c.clientId === 'jwt-host' ? 'jwt' : 'opaque',
           jwt: { sign: { alg: 'ES256' } },
         };
@@ -60,7 +68,18 @@ const provider = new Provider(issuer, {
   },
 });
 provider.proxy = false;
-const server = http.createServer(provider.callback());
+const callback = provider.callback();
+const server = http.createServer((req, res) => {
+  const u = new URL(req.url, issuer);
+  if (u.pathname !== '/_test/clock') return callback(req, res);
+  const advance = Number(u.searchParams.get('advance'));
+  if (req.method !== 'POST' || !Number.isFinite(advance)) {
+    res.writeHead(400).end();
+    return;
+  }
+  clockOffsetMs += advance * 1000;
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ now: Date.now() }));
+});
 server.listen(Number(opts.port), '127.0.0.1', () => {
   process.stdout.write(JSON.stringify({ ready: issuer }) + '\n');
 });

@@ -34,23 +34,6 @@ func startWith(t *testing.T, o sim.Options) (*sim.Server, *mariadb.Instance) {
 	return s, in
 }
 
-// eventually polls f until it returns "" (the condition holds) or 20 s
-// pass; the last complaint fails the test.
-func eventually(t *testing.T, f func() string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		msg := f()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestStatementsInFlight(t *testing.T) {
 	for _, profile := range []string{"2.1", "3.0", "4.0"} {
 		t.Run(profile, func(t *testing.T) {

@@ -482,7 +482,15 @@ func (c *conn) handleQuery(sql string) error {
 		if f.Reached != nil {
 			select {
 			case f.Reached <- struct{}{}:
-			default:
+			case <-c.gone:
+				return errDropped
+			}
+		}
+		if f.Hold != nil {
+			select {
+			case <-f.Hold:
+			case <-c.gone:
+				return errDropped
 			}
 		}
 		if f.Latency > 0 {

@@ -451,17 +451,6 @@ func TestMaterializedViewSchedulesAndSyncBuilds(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 15 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestViewsAreListed(t *testing.T) {
 	s, in := startSim(t, "3.0")
 	table := loadTable(t, in, "vbase")

@@ -62,6 +62,16 @@ type Options struct {
 type Fault struct {
 	// Match is a case-insensitive substring of the client's SQL; "" matches any statement.
 	Match string
+	// Reached, when set, is sent a value each time the fault takes a
+	// statement, before it is held or delayed: a test learns that its
+	// statements got to Doris without polling. The send blocks until the
+	// test receives it (or the client goes away), so buffer it as deep as
+	// the statements the test does not wait for.
+	Reached chan<- struct{}
+	// Hold, when set, keeps the statement waiting until it is closed or
+	// the client goes away: a Doris slower than any timeout, until the
+	// test says otherwise.
+	Hold <-chan struct{}
 	// Latency delays the statement before it runs.
 	Latency time.Duration
 	// DropAfterRows closes the client connection after sending that many rows
@@ -76,11 +86,6 @@ type Fault struct {
 	ErrMsg   string
 	// Times is how many statements the fault applies to; 0 = until cleared.
 	Times int
-	// Reached, when set, is sent a value as each matching statement
-	// arrives, before its latency, so a test waits for the event instead
-	// of sleeping. The send does not block: give the channel room for
-	// every statement you wait for.
-	Reached chan<- struct{}
 }
 
 type faultState struct {

@@ -63,6 +63,44 @@ func TestMillionRowsStreamWithBoundedMemory(t *testing.T) {
 	}
 }
 
+// TestFaultReachedAndHold: a fault tells the test that a statement has
+// arrived, and holds it until the test releases it.
+func TestFaultReachedAndHold(t *testing.T) {
+	s, _ := startSim(t, "3.0")
+	db := reader(t, s)
+	reached, hold := make(chan struct{}), make(chan struct{})
+	s.Inject(sim.Fault{Match: "held_marker", Reached: reached, Hold: hold, Times: 1})
+	answered := make(chan string, 1)
+	go func() {
+		var m string
+		if err := db.QueryRow("SELECT 'held_marker' AS m").Scan(&m); err != nil {
+			m = err.Error()
+		}
+		answered <- m
+	}()
+	select {
+	case <-reached:
+	case m := <-answered:
+		t.Fatalf("answered %q without reaching the fault", m)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the statement did not reach the simulator")
+	}
+	select {
+	case m := <-answered:
+		t.Fatalf("answered %q while held", m)
+	default:
+	}
+	close(hold)
+	select {
+	case m := <-answered:
+		if m != "held_marker" {
+			t.Fatalf("after the release: %q", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the released statement did not answer")
+	}
+}
+
 func TestFaults(t *testing.T) {
 	s, _ := startSim(t, "3.0")
 	ctx := context.Background()
@@ -442,10 +480,7 @@ func TestMalformedClientsDoNotHurt(t *testing.T) {
 	c.Close()
 	// the server still serves others
 	mustQuery(t, reader(t, s), "SELECT 1")
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+8 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	pollUntil(5*time.Second, 50*time.Millisecond, func() bool { return runtime.NumGoroutine() <= before+8 })
 	if g := runtime.NumGoroutine(); g > before+8 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("goroutines grew from %d to %d\n%s", before, g, buf[:runtime.Stack(buf, true)])
@@ -468,7 +503,18 @@ func TestCloseWaitsForConnections(t *testing.T) {
 		_, _ = query(t, db, slowQuery)
 	}()
 	mustQuery(t, db, "SELECT 1")
-	time.Sleep(100 * time.Millisecond)
+	// Close comes while the slow query runs: the simulator lists it.
+	rt := root(t, s, in)
+	waitFor(t, func() bool {
+		r := mustQuery(t, rt, `SHOW PROC "/current_queries"`)
+		for _, row := range r.rows {
+			if row[r.col("Statement")].String == slowQuery {
+				return true
+			}
+		}
+		return false
+	})
+	rt.Close() // its connections are not the ones Close must end
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -479,10 +525,7 @@ func TestCloseWaitsForConnections(t *testing.T) {
 	}
 	db.Close()
 	http.DefaultClient.CloseIdleConnections()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	pollUntil(5*time.Second, 50*time.Millisecond, func() bool { return runtime.NumGoroutine() <= before+2 })
 	if g := runtime.NumGoroutine(); g > before+2 {
 		t.Fatalf("goroutines %d -> %d after Close", before, g)
 	}
@@ -519,32 +562,22 @@ func TestAuditLogAppend(t *testing.T) {
 	marker := "SELECT 'audit-marker-" + time.Now().Format("150405.000000") + "' AS m"
 	mustQuery(t, db, marker)
 	_, _ = query(t, db, "SELECT * FROM secret.salaries")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := mustQuery(t, db, "SELECT query_id, `user`, state, is_query, stmt_type FROM __internal_schema.audit_log WHERE stmt = ?", marker)
-		if len(r.rows) == 1 {
-			if r.rows[0][1].String != mariadb.ReaderUser || r.rows[0][2].String != "EOF" || r.rows[0][3].String != "1" || len(r.rows[0][0].String) != 33 {
-				t.Fatalf("audit row %v", r.rows[0])
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("statement never reached the audit log")
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := s.SyncAudit(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	for {
-		r := mustQuery(t, db, "SELECT state, error_code, error_message FROM __internal_schema.audit_log WHERE stmt = 'SELECT * FROM secret.salaries' AND `user` = ?", mariadb.ReaderUser)
-		if len(r.rows) > 0 {
-			if r.rows[0][0].String != "ERR" || !strings.Contains(r.rows[0][2].String, "Permission denied") {
-				t.Fatalf("audit error row %v", r.rows[0])
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("failed statement never reached the audit log")
-		}
-		time.Sleep(100 * time.Millisecond)
+	r := mustQuery(t, db, "SELECT query_id, `user`, state, is_query, stmt_type FROM __internal_schema.audit_log WHERE stmt = ?", marker)
+	if len(r.rows) != 1 {
+		t.Fatalf("the statement is in the audit log %d times, want once", len(r.rows))
+	}
+	if r.rows[0][1].String != mariadb.ReaderUser || r.rows[0][2].String != "EOF" || r.rows[0][3].String != "1" || len(r.rows[0][0].String) != 33 {
+		t.Fatalf("audit row %v", r.rows[0])
+	}
+	r = mustQuery(t, db, "SELECT state, error_code, error_message FROM __internal_schema.audit_log WHERE stmt = 'SELECT * FROM secret.salaries' AND `user` = ?", mariadb.ReaderUser)
+	if len(r.rows) == 0 {
+		t.Fatal("the failed statement is not in the audit log")
+	}
+	if r.rows[0][0].String != "ERR" || !strings.Contains(r.rows[0][2].String, "Permission denied") {
+		t.Fatalf("audit error row %v", r.rows[0])
 	}
 }
 

@@ -568,20 +568,15 @@ func TestQueryTimeout(t *testing.T) {
 			}
 			// MariaDB's view: the statement really stops. Its thread may
 			// take a moment to wind down after the error is sent.
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			if !pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
 				var n int
 				err := in.Root().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE '%seq_1_to_100000 b%' AND INFO NOT LIKE '%PROCESSLIST%'").Scan(&n)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the timed-out statement still runs in MariaDB after 5 s")
-				}
-				time.Sleep(20 * time.Millisecond)
+				return n == 0
+			}) {
+				t.Fatalf("the timed-out statement still runs in MariaDB after 5 s")
 			}
 		})
 	}
@@ -610,18 +605,18 @@ func TestKillQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer killer.Close()
-	// Wait until the statement shows up in the process list with its query id.
+	// Wait until the statement shows up in the process list with its query
+	// id, and runs in MariaDB.
 	var qid string
-	deadline := time.Now().Add(5 * time.Second)
-	for qid == "" && time.Now().Before(deadline) {
+	pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
 		r := mustQuery(t, killer, "SHOW PROCESSLIST")
 		for _, row := range r.rows {
 			if row[r.col("Id")].String == fmt.Sprint(id) && row[r.col("Command")].String == "Query" {
 				qid = row[r.col("QueryId")].String
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return qid != "" && runsUpstream(t, in, "seq_1_to_100000 b")
+	})
 	if qid == "" {
 		t.Fatal("slow query not in processlist")
 	}
@@ -634,18 +629,26 @@ func TestKillQuery(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("killed query did not end")
 	}
-	// the victim connection is still usable; kill by Doris query id works too
+	// the victim connection is still usable; kill by Doris query id works
+	// too (once MariaDB has wound the killed statement down, so that the
+	// wait below sees the new one)
+	if !pollUntil(5*time.Second, 20*time.Millisecond, func() bool { return !runsUpstream(t, in, "seq_1_to_100000 b") }) {
+		t.Fatal("the killed statement still runs in MariaDB after 5 s")
+	}
 	go func() {
 		_, err := query(t, victim, slowQuery)
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
 	var running string
-	for _, row := range mustQuery(t, root(t, s, in), "SHOW PROC '/current_queries'").rows {
-		if strings.Contains(row[7].String, "seq_1_to_100000") {
-			running = row[0].String
+	rt := root(t, s, in)
+	pollUntil(5*time.Second, 20*time.Millisecond, func() bool {
+		for _, row := range mustQuery(t, rt, "SHOW PROC '/current_queries'").rows {
+			if strings.Contains(row[7].String, "seq_1_to_100000") {
+				running = row[0].String
+			}
 		}
-	}
+		return running != "" && runsUpstream(t, in, "seq_1_to_100000 b")
+	})
 	if running == "" {
 		t.Fatal("not in current_queries")
 	}
@@ -660,6 +663,19 @@ func TestKillQuery(t *testing.T) {
 	}
 }
 
+// runsUpstream reports whether MariaDB runs a statement containing marker.
+// The simulator lists a statement (and takes a KILL for it) a moment before
+// MariaDB starts it, and MariaDB drops a KILL QUERY for a thread that runs
+// nothing yet: a test that kills waits for this too.
+func runsUpstream(t *testing.T, in *mariadb.Instance, marker string) bool {
+	t.Helper()
+	var n int
+	if err := in.Root().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'", "%"+marker+"%").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
 func TestClientDisconnectKillsUpstreamWork(t *testing.T) {
 	s, in := startSim(t, "3.0")
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -670,21 +686,15 @@ func TestClientDisconnectKillsUpstreamWork(t *testing.T) {
 		t.Fatal("expected cancellation")
 	}
 	rt := root(t, s, in)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		busy := false
+	if !pollUntil(5*time.Second, 50*time.Millisecond, func() bool {
 		r := mustQuery(t, rt, "SHOW FULL PROCESSLIST")
 		for _, row := range r.rows {
 			if row[r.col("Command")].String == "Query" && strings.Contains(row[r.col("Info")].String, "seq_1_to_100000") {
-				busy = true
+				return false
 			}
 		}
-		if !busy {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("upstream query kept running after the client went away")
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}) {
+		t.Fatal("upstream query kept running after the client went away")
 	}
 }

@@ -3,13 +3,18 @@
 // a behaviour: "demo" is a well-behaved provider of a small model over the
 // demo schema (orders and customers); every other mode breaks the protocol
 // in one way. An optional second argument names a file to which the
-// provider (and any process it starts) appends its pid.
+// provider (and any process it starts) appends its pid. An optional third
+// argument names a Unix socket of the test's, so that a test need not
+// poll or guess: in "hang" mode the provider connects to it once it and
+// its child are running; in "slow" mode it connects and waits, instead of
+// sleeping 2 s, until the test closes the connection.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -53,7 +58,14 @@ func main() {
 	}
 	if mode == "slow" {
 		// A provider slow to start, then well-behaved.
-		time.Sleep(2 * time.Second)
+		if len(os.Args) > 3 {
+			if c, err := net.Dial("unix", os.Args[3]); err == nil {
+				io.Copy(io.Discard, c) // until the test closes it
+				c.Close()
+			}
+		} else {
+			time.Sleep(2 * time.Second)
+		}
 		mode = "demo"
 	}
 	switch mode {
@@ -69,6 +81,11 @@ func main() {
 	case "hang":
 		if len(os.Args) > 2 {
 			spawn(exec.Command(os.Args[0], "sleep", os.Args[2]), os.Args[2])
+		}
+		if len(os.Args) > 3 {
+			if c, err := net.Dial("unix", os.Args[3]); err == nil {
+				c.Close() // the test's signal: both processes are up
+			}
 		}
 		time.Sleep(time.Hour)
 	case "orphan":
