@@ -6,7 +6,6 @@ import (
 	"runtime"
 	rtmetrics "runtime/metrics"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -35,14 +34,11 @@ func (r *Registry) ProcessCollector(started time.Time, b Build) {
 			w.Family("process_open_fds", "Open file descriptors.", "gauge")
 			w.Sample("process_open_fds", float64(n))
 		}
-		var lim syscall.Rlimit
-		if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+		if n, ok := maxFDs(); ok {
 			w.Family("process_max_fds", "The limit on open file descriptors.", "gauge")
-			w.Sample("process_max_fds", float64(lim.Cur))
+			w.Sample("process_max_fds", n)
 		}
-		var ru syscall.Rusage
-		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-			cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+		if cpu, ok := cpuSeconds(); ok {
 			w.Family("process_cpu_seconds_total", "User and system CPU time spent, in seconds.", "counter")
 			w.Sample("process_cpu_seconds_total", cpu)
 		}
