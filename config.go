@@ -30,6 +30,7 @@ type Config struct {
 	AllowedHosts   []string // MCP_ALLOWED_HOSTS; empty: bind-derived defaults
 	AllowedOrigins []string // MCP_ALLOWED_ORIGINS
 	LegacyHTTP     bool     // ENABLE_LEGACY_HTTP_ADAPTER
+	ModernOnly     bool     // MCP_MODERN_ONLY: /mcp serves 2026-07-28 only
 
 	ListPageSize int           // MCP_LIST_PAGE_SIZE, 1..1000
 	HandleSecret string        // MCP_STATE_HANDLE_SECRET; empty: random per launch
@@ -112,6 +113,7 @@ func (c *Config) load(l *loader) {
 	l.list("MCP_ALLOWED_HOSTS", &c.AllowedHosts)
 	l.list("MCP_ALLOWED_ORIGINS", &c.AllowedOrigins)
 	l.bool("ENABLE_LEGACY_HTTP_ADAPTER", &c.LegacyHTTP)
+	l.bool("MCP_MODERN_ONLY", &c.ModernOnly)
 	l.int("MCP_LIST_PAGE_SIZE", &c.ListPageSize)
 	l.secret("MCP_STATE_HANDLE_SECRET", &c.HandleSecret)
 	l.secret("MCP_STATE_HANDLE_PREVIOUS_SECRET", &c.HandlePreviousSecret)

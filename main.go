@@ -229,7 +229,7 @@ func httpOptions(ctx context.Context, cfg Config, rt *doris.Runtime, log *slog.L
 	if err != nil {
 		return mcp.HTTPOptions{}, nil, err
 	}
-	o := mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, Ready: rt.Ping}
+	o := mcp.HTTPOptions{Policy: policy, Legacy: cfg.LegacyHTTP, ModernOnly: cfg.ModernOnly, Ready: rt.Ping}
 	// Doris OAuth first: it pulls its peers' token ledger before this
 	// replica listens, so peers that start at the same time are refused at
 	// once instead of waiting for it.
