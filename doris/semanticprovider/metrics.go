@@ -155,6 +155,9 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 	if m == nil {
 		return nil, fail(ReasonMetricNotFound, "no metric "+name)
 	}
+	if err := c.ix.metricErr[name]; err != nil {
+		return nil, err
+	}
 	own, err := c.manifestFilters(m.Filter, "metric "+name)
 	if err != nil {
 		return nil, err
@@ -168,7 +171,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 		return c.cumulative(m, filters, off)
 	case "ratio":
 		if tp.Numerator == nil || tp.Denominator == nil {
-			return nil, invalid("ratio metric %s needs a numerator and a denominator", name)
+			return nil, elementInvalid("ratio metric %s needs a numerator and a denominator", name)
 		}
 		num, err := c.input(tp.Numerator, filters, off, depth)
 		if err != nil {
@@ -181,7 +184,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 		return &node{kind: nodeRatio, num: num, den: den}, nil
 	case "derived":
 		if tp.Expr == nil || len(tp.Metrics) == 0 {
-			return nil, invalid("derived metric %s needs expr and metrics", name)
+			return nil, elementInvalid("derived metric %s needs expr and metrics", name)
 		}
 		n := &node{kind: nodeDerived, inputs: map[string]*node{}}
 		names := map[string]bool{}
@@ -192,7 +195,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 				key = *in.Alias
 			}
 			if names[key] {
-				return nil, invalid("derived metric %s names input %s twice", name, key)
+				return nil, elementInvalid("derived metric %s names input %s twice", name, key)
 			}
 			names[key] = true
 			sub, err := c.input(in, filters, off, depth)
@@ -211,7 +214,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 	case "conversion":
 		return nil, fail(ReasonConversionUnsupported, "conversion metric "+name)
 	}
-	return nil, invalid("metric %s has unknown type %s", name, m.Type)
+	return nil, elementInvalid("metric %s has unknown type %s", name, m.Type)
 }
 
 // input builds an input metric of a ratio or derived metric, with its own
@@ -291,23 +294,33 @@ func (c *compiler) measureOf(m *Metric) (*measure, *int64, *Error) {
 		}
 		me := c.ix.measures[tp.Measure.Name]
 		if me == nil {
-			return nil, nil, invalid("metric %s refers to missing measure %s", m.Name, tp.Measure.Name)
+			if err := c.ix.measureErr[tp.Measure.Name]; err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fail(ReasonElementInvalid, "metric "+m.Name+" refers to missing measure "+tp.Measure.Name)
 		}
 		return me, fill, nil
 	}
 	mp := tp.MetricAggregationParams
 	if mp == nil {
-		return nil, nil, invalid("metric %s has neither a measure nor metric_aggregation_params", m.Name)
+		return nil, nil, elementInvalid("metric %s has neither a measure nor metric_aggregation_params", m.Name)
 	}
 	md := c.ix.modelByName[mp.SemanticModel]
 	if md == nil {
-		return nil, nil, invalid("metric %s refers to missing semantic model %s", m.Name, mp.SemanticModel)
+		if err := c.ix.modelErr[mp.SemanticModel]; err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fail(ReasonElementInvalid, "metric "+m.Name+" refers to missing semantic model "+mp.SemanticModel)
 	}
-	me := &measure{name: m.Name, agg: mp.Agg, model: md, aggTime: md.aggTime, nonAdditive: mp.NonAdditiveDimension != nil}
+	me := &measure{name: m.Name, agg: mp.Agg, model: md, aggTime: md.aggTime, aggParams: mp.AggParams, nonAdd: mp.NonAdditiveDimension}
 	if mp.AggTimeDimension != nil {
 		me.aggTime = *mp.AggTimeDimension
 	}
-	me.expr, me.err = columnExpr(m.Name, tp.Expr)
+	expr := tp.Expr
+	if mp.Expr != nil { // dbt Fusion writes the expression here
+		expr = mp.Expr
+	}
+	me.expr, me.err = columnExpr(m.Name, expr)
 	return me, fill, nil
 }
 
@@ -336,10 +349,10 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 	switch cum.periodAgg {
 	case "first", "last", "average":
 	default:
-		return nil, invalid("cumulative metric %s has unknown period_agg %s", m.Name, cum.periodAgg)
+		return nil, elementInvalid("cumulative metric %s has unknown period_agg %s", m.Name, cum.periodAgg)
 	}
 	if window != nil && gtd != nil {
-		return nil, invalid("cumulative metric %s has both window and grain_to_date", m.Name)
+		return nil, elementInvalid("cumulative metric %s has both window and grain_to_date", m.Name)
 	}
 	if window != nil {
 		g, ok := parseWindowGrain(window.Granularity)
@@ -369,20 +382,23 @@ func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumula
 	case "median", "percentile":
 		return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+" aggregates by "+me.agg)
 	}
-	if me.nonAdditive {
+	if me.nonAdd != nil {
 		return nil, fail(ReasonNonAdditiveUnsupported, "measure "+me.name+" is semi-additive")
 	}
 	if me.aggTime == "" {
-		return nil, invalid("measure %s has no agg_time_dimension", me.name)
+		return nil, elementInvalid("measure %s has no agg_time_dimension", me.name)
 	}
 	td := me.model.dimBy[me.aggTime]
 	if td == nil || !td.isTime {
-		return nil, invalid("agg_time_dimension of measure %s is not a time dimension of its model", me.name)
+		return nil, elementInvalid("agg_time_dimension of measure %s is not a time dimension of its model", me.name)
 	}
 	if td.err != nil {
 		return nil, td.err
 	}
 	if (off != nil || cum != nil) && c.ix.spine == nil {
+		if c.ix.spineErr != nil {
+			return nil, c.ix.spineErr
+		}
 		return nil, fail(ReasonTimeSpineRequired, "offsets and cumulative metrics need a time spine in the manifest")
 	}
 	// The key identifies the aggregation: filters are sorted and deduplicated,

@@ -241,14 +241,14 @@ func (pl *planner) scanSQL(sc *scan, distinct bool) (string, *Error) {
 	var from string
 	var where []string
 	md := me.model
-	table := quote(md.schema) + "." + quote(md.table) + " AS `s0`"
+	table := md.rel.sql() + " AS `s0`"
 	aggTime, err := lc.exprAt(md.dimBy[me.aggTime].expr, "s0")
 	if err != nil {
 		return "", err
 	}
 	if spineLeaf {
 		sp := pl.c.ix.spine
-		spineTable := quote(sp.schema) + "." + quote(sp.table) + " AS `$ts`"
+		spineTable := sp.rel.sql() + " AS `$ts`"
 		day := "CAST(" + col("$ts", sp.column) + " AS DATETIME)"
 		// Built only where used: every placeholder must appear in the text.
 		measureDay := func() string { return trunc(lc.p, aggTime, grainDay) }
@@ -370,7 +370,7 @@ func (lc *leafCtx) joinSQL() ([]string, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, "LEFT OUTER JOIN "+quote(h.to.schema)+"."+quote(h.to.table)+" AS "+quote(alias)+"\n  ON "+l+" = "+r)
+		out = append(out, "LEFT OUTER JOIN "+h.to.rel.sql()+" AS "+quote(alias)+"\n  ON "+l+" = "+r)
 	}
 	return out, nil
 }
