@@ -188,9 +188,23 @@ type MetricAggregationParams struct {
 	Expr                 *string               `json:"expr"` // dbt Fusion
 }
 
-// WhereFilters is an intersection of where filters.
+// WhereFilters is an intersection of where filters. dbt-semantic-interfaces
+// before 0.4 wrote a single filter as {"where_sql_template": …}.
 type WhereFilters struct {
-	WhereFilters []WhereFilter `json:"where_filters"`
+	WhereFilters     []WhereFilter `json:"where_filters"`
+	WhereSQLTemplate *string       `json:"where_sql_template"`
+}
+
+// list returns the filters of either form.
+func (w *WhereFilters) list() []WhereFilter {
+	if w == nil {
+		return nil
+	}
+	out := w.WhereFilters
+	if w.WhereSQLTemplate != nil {
+		out = append(append([]WhereFilter(nil), out...), WhereFilter{WhereSQLTemplate: *w.WhereSQLTemplate})
+	}
+	return out
 }
 
 // WhereFilter is one filter in MetricFlow's template form.

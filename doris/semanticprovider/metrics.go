@@ -39,7 +39,10 @@ type leaf struct {
 	filters []*filter
 	offset  *offset
 	cum     *cumulative
-	index   int // position in the compiler's leaf list
+	// spineJoin: join_to_timespine, every period of the time spine gets a
+	// row (applied when the query groups by metric_time).
+	spineJoin bool
+	index     int // position in the compiler's leaf list
 }
 
 type filter struct {
@@ -129,7 +132,7 @@ func (c *compiler) whereFilters(w *WhereFilters) ([]*filter, *Error) {
 		return nil, nil
 	}
 	var out []*filter
-	for _, wf := range w.WhereFilters {
+	for _, wf := range w.list() {
 		f, err := c.parseFilter(wf.WhereSQLTemplate)
 		if err != nil {
 			return nil, err
@@ -259,7 +262,7 @@ func (c *compiler) simple(m *Metric, filters []*filter, off *offset) (*node, *Er
 // cumulative metrics): the measure with its own input filter added to
 // filters.
 func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *cumulative) (*node, *Error) {
-	me, fill, err := c.measureOf(m)
+	me, fill, spineJoin, err := c.measureOf(m)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +273,7 @@ func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *c
 		}
 		filters = append(append([]*filter(nil), filters...), own...)
 	}
-	l, err := c.leaf(me, filters, off, cum)
+	l, err := c.leaf(me, filters, off, cum, spineJoin)
 	if err != nil {
 		return nil, err
 	}
@@ -279,16 +282,20 @@ func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *c
 
 // measureOf returns the measure of a simple or cumulative metric: its
 // measure input, or one made from metric_aggregation_params.
-func (c *compiler) measureOf(m *Metric) (*measure, *int64, *Error) {
+func (c *compiler) measureOf(m *Metric) (*measure, *int64, bool, *Error) {
+	me, fill, err := c.measureOf1(m)
+	tp := &m.TypeParams
+	spineJoin := tp.JoinToTimespine != nil && *tp.JoinToTimespine
+	if tp.Measure != nil && tp.Measure.JoinToTimespine != nil && *tp.Measure.JoinToTimespine {
+		spineJoin = true
+	}
+	return me, fill, spineJoin, err
+}
+
+func (c *compiler) measureOf1(m *Metric) (*measure, *int64, *Error) {
 	tp := &m.TypeParams
 	fill := tp.FillNullsWith
-	if tp.JoinToTimespine != nil && *tp.JoinToTimespine {
-		return nil, nil, fail(ReasonTimeSpineJoinUnsupported, "metric "+m.Name+" sets join_to_timespine")
-	}
 	if tp.Measure != nil {
-		if tp.Measure.JoinToTimespine != nil && *tp.Measure.JoinToTimespine {
-			return nil, nil, fail(ReasonTimeSpineJoinUnsupported, "metric "+m.Name+" sets join_to_timespine")
-		}
 		if tp.Measure.FillNullsWith != nil {
 			fill = tp.Measure.FillNullsWith
 		}
@@ -374,13 +381,12 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 // leaf returns the leaf for a measure under filters, offset and window,
 // creating it on first use. A measure the compiler cannot aggregate
 // faithfully is refused here.
-func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumulative) (*leaf, *Error) {
+func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumulative, spineJoin bool) (*leaf, *Error) {
 	if me.err != nil {
 		return nil, me.err
 	}
-	switch me.agg {
-	case "median", "percentile":
-		return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+" aggregates by "+me.agg)
+	if _, err := percentileOf(me); err != nil {
+		return nil, err
 	}
 	if me.nonAdd != nil {
 		return nil, fail(ReasonNonAdditiveUnsupported, "measure "+me.name+" is semi-additive")
@@ -416,14 +422,52 @@ func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumula
 	sort.Strings(texts)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].text < fs[j].text })
 	key := me.model.name + "." + me.name + "|" + strings.Join(texts, "\x00") + off.key() + cum.key()
+	if spineJoin {
+		key += "|j"
+	}
 	if l, ok := c.leafBy[key]; ok {
 		return l, nil
 	}
 	if len(c.leaves) >= maxLeaves {
 		return nil, fail(ReasonQueryTooComplex, "more than 64 measure inputs")
 	}
-	l := &leaf{key: key, measure: me, filters: fs, offset: off, cum: cum, index: len(c.leaves)}
+	l := &leaf{key: key, measure: me, filters: fs, offset: off, cum: cum, spineJoin: spineJoin, index: len(c.leaves)}
 	c.leaves = append(c.leaves, l)
 	c.leafBy[key] = l
 	return l, nil
+}
+
+// percentile is how a median or percentile measure aggregates.
+type percentile struct {
+	p      float64
+	approx bool
+}
+
+// percentileOf returns the percentile of a median or percentile measure
+// (nil for other aggregations), as MetricFlow reads agg_params: a median
+// is the continuous 50th percentile. Doris computes continuous
+// percentiles exactly (PERCENTILE) or approximately (PERCENTILE_APPROX);
+// it has no discrete percentile, so use_discrete_percentile is refused.
+func percentileOf(me *measure) (*percentile, *Error) {
+	ap := me.aggParams
+	switch me.agg {
+	case "median":
+		pc := &percentile{p: 0.5}
+		if ap != nil {
+			pc.approx = ap.UseApproximatePercentile != nil && *ap.UseApproximatePercentile
+			if ap.UseDiscretePercentile != nil && *ap.UseDiscretePercentile {
+				return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+": Doris has no discrete percentile")
+			}
+		}
+		return pc, nil
+	case "percentile":
+		if ap == nil || ap.Percentile == nil || *ap.Percentile < 0 || *ap.Percentile > 1 {
+			return nil, fail(ReasonElementInvalid, "measure "+me.name+": agg_params.percentile must be between 0 and 1")
+		}
+		if ap.UseDiscretePercentile != nil && *ap.UseDiscretePercentile {
+			return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+": Doris has no discrete percentile")
+		}
+		return &percentile{p: *ap.Percentile, approx: ap.UseApproximatePercentile != nil && *ap.UseApproximatePercentile}, nil
+	}
+	return nil, nil
 }
