@@ -299,3 +299,32 @@ func TestAdapterQuotingOnTheSimulator(t *testing.T) {
 		})
 	}
 }
+
+// TestPercentiles checks how percentile measures are written: Doris's
+// exact PERCENTILE for continuous percentiles, PERCENTILE_APPROX when the
+// measure asks for an approximation, and a refusal for discrete ones,
+// which Doris lacks.
+func TestPercentiles(t *testing.T) {
+	measures := `, {"name": "p90", "agg": "percentile", "expr": "amount", "agg_params": {"percentile": 0.9, "use_discrete_percentile": false, "use_approximate_percentile": true}},
+  {"name": "p25", "agg": "percentile", "expr": "amount", "agg_params": {"percentile": 0.25}},
+  {"name": "p50d", "agg": "percentile", "expr": "amount", "agg_params": {"percentile": 0.5, "use_discrete_percentile": true}},
+  {"name": "median_amount", "agg": "median", "expr": "amount"}`
+	metrics := ""
+	for _, n := range []string{"p90", "p25", "p50d", "median_amount"} {
+		metrics += `, {"name": "` + n + `", "type": "simple", "type_params": {"measure": {"name": "` + n + `"}}}`
+	}
+	pv := newProvider(t, "shop", writeManifest(t, shopManifest(measures, "", metrics, shopSpine, "")))
+	for name, want := range map[string]string{
+		"p90":           "PERCENTILE_APPROX(`s0`.`amount`, 0.9)",
+		"p25":           "PERCENTILE(`s0`.`amount`, 0.25)",
+		"median_amount": "PERCENTILE(`s0`.`amount`, 0.5)",
+	} {
+		r, sql := compileReason(t, pv, map[string]any{"metrics": []string{name}, "group_by": []string{"metric_time__month"}})
+		if r != "" || !strings.Contains(sql, want) {
+			t.Errorf("%s: refused with %q or lacks %s:\n%s", name, r, want, sql)
+		}
+	}
+	if r, _ := compileReason(t, pv, map[string]any{"metrics": []string{"p50d"}}); r != semanticprovider.ReasonAggregationUnsupported {
+		t.Errorf("a discrete percentile: got %q, want %s", r, semanticprovider.ReasonAggregationUnsupported)
+	}
+}
