@@ -8,13 +8,16 @@
 // New builds a Provider for manifests named by model ref (ParseSource reads
 // the command line's --manifest [REF=]PATH); Provider.Serve answers one
 // request from stdin, and Provider.Handle one request document. Each
-// request reads its manifest strictly and within bounds: one JSON object,
-// no duplicate, unknown or case-variant keys at any depth, bounded size,
-// depth, string length and element counts, names that the
-// double-underscore naming scheme can address. A manifest that fails is refused as a whole; an element that
-// loads but cannot be compiled (an expression outside the accepted grammar,
-// a reference to a missing measure) makes only the metrics that use it
-// refuse, and get_status lists it.
+// request reads its manifest within bounds and strictly per element: the
+// document must be one JSON object with no duplicate or case-variant key
+// at any depth (those refuse it whole); each semantic model, measure,
+// metric, saved query and time spine is then decoded on its own, and one
+// with an unknown key, a malformed field or a relation name that cannot
+// be mapped to Doris (relation.go) is refused alone, as is whatever uses
+// it. An element that loads but cannot be compiled (an expression outside
+// the accepted grammar) makes only the metrics that use it refuse.
+// get_status lists each with its reason code and JSON path. Free-form
+// sections (config, meta, exports, ...) never refuse anything.
 //
 // compile_query turns a request (metrics or a saved query, group-bys, where
 // filters in MetricFlow's template form, a time range, order and limit)
@@ -42,10 +45,11 @@
 //
 // It never connects to Doris and never executes SQL: the server runs the
 // compiled statement through its own guard and bounded query runtime under
-// the caller's identity. It does not support conversion metrics, median
-// and percentile measures, semi-additive (non_additive_dimension) measures,
-// SCD type-2 (validity_params) dimensions, custom granularities, date_part
-// group-bys or join_to_timespine; each is refused with its reason code.
+// the caller's identity. It does not support conversion metrics, discrete
+// percentiles, semi-additive (non_additive_dimension) measures, SCD type-2
+// (validity_params) dimensions, custom granularities, date_part group-bys
+// or join_to_timespine on offset and cumulative inputs; each is refused,
+// per metric, with its reason code.
 //
 // The package has no mutable package-level state (the embedded demo
 // manifest is handed out as a copy) and imports only the standard library

@@ -19,6 +19,12 @@ const (
 	ReasonManifestTooLarge   = "METRICFLOW_MANIFEST_TOO_LARGE"
 	ReasonManifestInvalid    = "METRICFLOW_MANIFEST_INVALID"
 
+	// One element of a manifest (a semantic model, measure, metric, saved
+	// query or time spine), refused alone: the rest of the manifest loads.
+	ReasonFieldUnknown    = "METRICFLOW_FIELD_UNKNOWN"    // a key this provider does not read
+	ReasonElementInvalid  = "METRICFLOW_ELEMENT_INVALID"  // a malformed or inconsistent element
+	ReasonRelationInvalid = "METRICFLOW_RELATION_INVALID" // a relation name that cannot be mapped to Doris
+
 	// Names in a request.
 	ReasonMetricNotFound     = "METRICFLOW_METRIC_NOT_FOUND"
 	ReasonSavedQueryNotFound = "METRICFLOW_SAVED_QUERY_NOT_FOUND"

@@ -16,7 +16,7 @@ import (
 // must never panic, and a manifest it accepts must compile each metric to
 // SQL that passes the guard, or refuse it with a reason code.
 func FuzzCheckManifest(f *testing.F) {
-	for _, p := range []string{demoManifest, filepath.Join(jaffleDir, "semantic_manifest.json")} {
+	for _, p := range []string{demoManifest, filepath.Join(jaffleDir, "semantic_manifest.json"), filepath.Join(truthDir, "semantic_manifest.json")} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -24,6 +24,7 @@ func FuzzCheckManifest(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(hostileManifest))
+	f.Add([]byte(shopManifest(`, {"name": "p", "agg": "percentile", "agg_params": {"percentile": 0.9}}`, "", `, {"name": "p", "type": "simple", "type_params": {"measure": {"name": "p", "join_to_timespine": true}}}`, shopSpine, "")))
 	f.Add([]byte(`{"semantic_models": [], "metrics": [{"name": "x", "type": "derived", "type_params": {"expr": "x", "metrics": [{"name": "x"}]}}]}`))
 	// One file per fuzzing process, rewritten for each accepted input
 	// (iterations in a process run one at a time).
@@ -68,11 +69,14 @@ func FuzzHandle(f *testing.F) {
 		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"e","operation":"compile_dimension_values","arguments":{"model_ref":"demo","metrics":["orders"],"dimension":"customer__city","limit":3}}`,
 		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"f","operation":"list_metrics","arguments":{"model_ref":"demo","search":"rev","include_dimensions":true,"limit":2}}`,
 		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"g","operation":"compile_query","arguments":{"model_ref":"demo","request":{"metrics":["revenue"],"where":["LOWER({{ Dimension('order__status') }}) IN ('a''b', \"c\") AND {{ TimeDimension('metric_time', 'day') }} < CURRENT_DATE"]}}}`,
+		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"h","operation":"compile_query","arguments":{"model_ref":"mf","request":{"metrics":["revenue_all_time","trailing_2_months_revenue_sub_10"],"group_by":["metric_time__week","metric_time__quarter"],"start_time":"2020-03-01"}}}`,
+		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"i","operation":"compile_query","arguments":{"model_ref":"mf","request":{"metrics":["trailing_2_months_revenue"],"group_by":["revenue_instance__ds__day"],"where":["{{ TimeDimension('revenue_instance__ds', 'day') }} >= '2020-03-05'"]}}}`,
+		`{"protocol_version":"doris-mcp-metricflow/v1","request_id":"j","operation":"get_status","arguments":{"model_ref":"mf"}}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	pv, err := semanticprovider.New([]semanticprovider.Source{{Ref: "demo", Path: demoManifest}})
+	pv, err := semanticprovider.New([]semanticprovider.Source{{Ref: "demo", Path: demoManifest}, {Ref: "mf", Path: filepath.Join(truthDir, "semantic_manifest.json")}})
 	if err != nil {
 		f.Fatal(err)
 	}

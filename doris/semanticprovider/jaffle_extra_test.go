@@ -33,6 +33,8 @@ func TestJaffleShopTimeSpineMetrics(t *testing.T) {
 		cum("revenue_mtd", nil, "month", "last"),
 		derived("revenue_start_of_month", map[string]any{"name": "revenue", "alias": "r", "filter": nil, "offset_window": nil, "offset_to_grain": "month"}),
 		derived("revenue_week_ago", map[string]any{"name": "revenue", "alias": "r", "filter": nil, "offset_window": map[string]any{"count": 7, "granularity": "day"}, "offset_to_grain": nil}),
+		map[string]any{"name": "revenue_every_day", "description": nil, "type": "simple", "filter": nil, "metadata": nil, "label": nil,
+			"type_params": map[string]any{"measure": map[string]any{"name": "revenue", "filter": nil, "alias": nil, "join_to_timespine": true, "fill_nulls_with": 0}}},
 	)
 	b, _ := json.Marshal(doc)
 	path := writeManifest(t, string(b))
@@ -65,6 +67,17 @@ func TestJaffleShopTimeSpineMetrics(t *testing.T) {
 		{"offset to the start of the month",
 			map[string]any{"metrics": []string{"revenue_start_of_month"}, "group_by": []string{"metric_time__day"}},
 			"SELECT s.date_day, SUM(i.product_price) FROM " + spine + " s JOIN " + items + " i ON i.ordered_at = DATE_FORMAT(s.date_day, '%Y-%m-01') GROUP BY 1"},
+		{"join_to_timespine with fill_nulls_with: every spine day in the range, 0 where nothing sold",
+			map[string]any{"metrics": []string{"revenue_every_day"}, "group_by": []string{"metric_time__day"}, "start_time": "2016-09-01", "end_time": "2016-10-15"},
+			"SELECT s.date_day, COALESCE(r.v, 0) FROM " + spine + " s LEFT JOIN (SELECT ordered_at AS d, SUM(product_price) AS v FROM " + items + " GROUP BY 1) r " +
+				"ON r.d = s.date_day WHERE s.date_day BETWEEN '2016-09-01' AND '2016-10-15'"},
+		{"join_to_timespine by week",
+			map[string]any{"metrics": []string{"revenue_every_day"}, "group_by": []string{"metric_time__week"}, "start_time": "2016-09-05", "end_time": "2016-10-16"},
+			"SELECT w.d, COALESCE(r.v, 0) FROM (SELECT DISTINCT s.date_day - INTERVAL WEEKDAY(s.date_day) DAY AS d FROM " + spine + " s WHERE s.date_day BETWEEN '2016-09-05' AND '2016-10-16') w " +
+				"LEFT JOIN (SELECT ordered_at - INTERVAL WEEKDAY(ordered_at) DAY AS d, SUM(product_price) AS v FROM " + items + " WHERE ordered_at BETWEEN '2016-09-05' AND '2016-10-16' GROUP BY 1) r ON r.d = w.d"},
+		{"join_to_timespine without metric_time changes nothing",
+			map[string]any{"metrics": []string{"revenue_every_day"}, "group_by": []string{"product__product_type"}},
+			"SELECT p.product_type, SUM(i.product_price) FROM " + items + " i LEFT JOIN `DBT`.`products` p ON i.product_id = p.product_id GROUP BY 1"},
 		{"seven-day offset by month joins days",
 			map[string]any{"metrics": []string{"revenue_week_ago"}, "group_by": []string{"metric_time__month"}},
 			"SELECT DATE_FORMAT(s.date_day, '%Y-%m-01'), SUM(i.product_price) FROM " + spine + " s JOIN " + items + " i ON i.ordered_at = s.date_day - INTERVAL 7 DAY GROUP BY 1"},

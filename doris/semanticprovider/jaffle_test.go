@@ -216,16 +216,22 @@ func TestJaffleShop(t *testing.T) {
 			sameRows(t, got, runQuery(t, e.maria, c.ref), c.ordered)
 		})
 	}
-	t.Run("the median is refused, not approximated", func(t *testing.T) {
-		_, reason := pv.call(t, "compile_query", map[string]any{"dialect": "doris", "request": map[string]any{"metrics": []string{"median_revenue"}}})
-		if reason != semanticprovider.ReasonAggregationUnsupported {
-			t.Fatalf("got %q, want %s", reason, semanticprovider.ReasonAggregationUnsupported)
+	t.Run("the median compiles to Doris's exact continuous percentile", func(t *testing.T) {
+		// MetricFlow reads a median as the continuous 50th percentile
+		// (PERCENTILE_CONT(0.5)); Doris's PERCENTILE is exact and
+		// interpolates. MariaDB has no aggregate percentile, so the
+		// simulator cannot run it: the statement is checked, not run.
+		sql := pv.compile(t, map[string]any{"metrics": []string{"median_revenue"}, "group_by": []string{"metric_time__day"}})
+		if !strings.Contains(sql, "PERCENTILE(`s0`.`product_price`, 0.5) AS") {
+			t.Fatalf("the median is not PERCENTILE(x, 0.5):\n%s", sql)
 		}
 	})
-	t.Run("a cumulative metric without metric_time is refused", func(t *testing.T) {
-		_, reason := pv.call(t, "compile_query", map[string]any{"dialect": "doris", "request": map[string]any{"metrics": []string{"cumulative_revenue"}}})
-		if reason != semanticprovider.ReasonMetricTimeRequired {
-			t.Fatalf("got %q, want %s", reason, semanticprovider.ReasonMetricTimeRequired)
-		}
+	t.Run("an all-time cumulative metric without metric_time is the measure over every row", func(t *testing.T) {
+		got := runQuery(t, e.doris, pv.compile(t, map[string]any{"metrics": []string{"cumulative_revenue"}}))
+		sameRows(t, got, runQuery(t, e.maria, "SELECT SUM(product_price) FROM "+items), false)
+	})
+	t.Run("a cumulative metric grouped by its own time dimension", func(t *testing.T) {
+		got := runQuery(t, e.doris, pv.compile(t, map[string]any{"metrics": []string{"cumulative_revenue"}, "group_by": []string{"order_item__ordered_at__day"}}))
+		sameRows(t, got, runQuery(t, e.maria, cumDaily), false)
 	})
 }

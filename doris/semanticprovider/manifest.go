@@ -122,6 +122,9 @@ type Metric struct {
 	Label           *string          `json:"label"`
 	Config          json.RawMessage  `json:"config"`
 	TimeGranularity *string          `json:"time_granularity"`
+	// DefaultGranularity is time_granularity's name in
+	// dbt-semantic-interfaces 0.6 (dbt-core 1.9 pre-releases).
+	DefaultGranularity *string `json:"default_granularity"`
 }
 
 // MetricTypeParams holds the type-specific part of a metric.
@@ -182,11 +185,26 @@ type MetricAggregationParams struct {
 	AggParams            *AggParams            `json:"agg_params"`
 	AggTimeDimension     *string               `json:"agg_time_dimension"`
 	NonAdditiveDimension *NonAdditiveDimension `json:"non_additive_dimension"`
+	Expr                 *string               `json:"expr"` // dbt Fusion
 }
 
-// WhereFilters is an intersection of where filters.
+// WhereFilters is an intersection of where filters. dbt-semantic-interfaces
+// before 0.4 wrote a single filter as {"where_sql_template": …}.
 type WhereFilters struct {
-	WhereFilters []WhereFilter `json:"where_filters"`
+	WhereFilters     []WhereFilter `json:"where_filters"`
+	WhereSQLTemplate *string       `json:"where_sql_template"`
+}
+
+// list returns the filters of either form.
+func (w *WhereFilters) list() []WhereFilter {
+	if w == nil {
+		return nil
+	}
+	out := w.WhereFilters
+	if w.WhereSQLTemplate != nil {
+		out = append(append([]WhereFilter(nil), out...), WhereFilter{WhereSQLTemplate: *w.WhereSQLTemplate})
+	}
+	return out
 }
 
 // WhereFilter is one filter in MetricFlow's template form.
@@ -213,7 +231,14 @@ type TimeSpineTableConfiguration struct {
 type TimeSpine struct {
 	NodeRelation        NodeRelation           `json:"node_relation"`
 	PrimaryColumn       TimeSpinePrimaryColumn `json:"primary_column"`
-	CustomGranularities json.RawMessage        `json:"custom_granularities"`
+	CustomGranularities []CustomGranularity    `json:"custom_granularities"`
+}
+
+// CustomGranularity is a column of a time spine that names a
+// non-standard period (a fiscal quarter, a retail week).
+type CustomGranularity struct {
+	Name       string  `json:"name"`
+	ColumnName *string `json:"column_name"`
 }
 
 // TimeSpinePrimaryColumn is a time spine's base column.

@@ -39,7 +39,10 @@ type leaf struct {
 	filters []*filter
 	offset  *offset
 	cum     *cumulative
-	index   int // position in the compiler's leaf list
+	// spineJoin: join_to_timespine, every period of the time spine gets a
+	// row (applied when the query groups by metric_time).
+	spineJoin bool
+	index     int // position in the compiler's leaf list
 }
 
 type filter struct {
@@ -129,7 +132,7 @@ func (c *compiler) whereFilters(w *WhereFilters) ([]*filter, *Error) {
 		return nil, nil
 	}
 	var out []*filter
-	for _, wf := range w.WhereFilters {
+	for _, wf := range w.list() {
 		f, err := c.parseFilter(wf.WhereSQLTemplate)
 		if err != nil {
 			return nil, err
@@ -155,6 +158,9 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 	if m == nil {
 		return nil, fail(ReasonMetricNotFound, "no metric "+name)
 	}
+	if err := c.ix.metricErr[name]; err != nil {
+		return nil, err
+	}
 	own, err := c.manifestFilters(m.Filter, "metric "+name)
 	if err != nil {
 		return nil, err
@@ -168,7 +174,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 		return c.cumulative(m, filters, off)
 	case "ratio":
 		if tp.Numerator == nil || tp.Denominator == nil {
-			return nil, invalid("ratio metric %s needs a numerator and a denominator", name)
+			return nil, elementInvalid("ratio metric %s needs a numerator and a denominator", name)
 		}
 		num, err := c.input(tp.Numerator, filters, off, depth)
 		if err != nil {
@@ -181,7 +187,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 		return &node{kind: nodeRatio, num: num, den: den}, nil
 	case "derived":
 		if tp.Expr == nil || len(tp.Metrics) == 0 {
-			return nil, invalid("derived metric %s needs expr and metrics", name)
+			return nil, elementInvalid("derived metric %s needs expr and metrics", name)
 		}
 		n := &node{kind: nodeDerived, inputs: map[string]*node{}}
 		names := map[string]bool{}
@@ -192,7 +198,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 				key = *in.Alias
 			}
 			if names[key] {
-				return nil, invalid("derived metric %s names input %s twice", name, key)
+				return nil, elementInvalid("derived metric %s names input %s twice", name, key)
 			}
 			names[key] = true
 			sub, err := c.input(in, filters, off, depth)
@@ -211,7 +217,7 @@ func (c *compiler) metric(name string, inherited []*filter, off *offset, depth i
 	case "conversion":
 		return nil, fail(ReasonConversionUnsupported, "conversion metric "+name)
 	}
-	return nil, invalid("metric %s has unknown type %s", name, m.Type)
+	return nil, elementInvalid("metric %s has unknown type %s", name, m.Type)
 }
 
 // input builds an input metric of a ratio or derived metric, with its own
@@ -256,7 +262,7 @@ func (c *compiler) simple(m *Metric, filters []*filter, off *offset) (*node, *Er
 // cumulative metrics): the measure with its own input filter added to
 // filters.
 func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *cumulative) (*node, *Error) {
-	me, fill, err := c.measureOf(m)
+	me, fill, spineJoin, err := c.measureOf(m)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +273,7 @@ func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *c
 		}
 		filters = append(append([]*filter(nil), filters...), own...)
 	}
-	l, err := c.leaf(me, filters, off, cum)
+	l, err := c.leaf(me, filters, off, cum, spineJoin)
 	if err != nil {
 		return nil, err
 	}
@@ -276,38 +282,52 @@ func (c *compiler) measureLeaf(m *Metric, filters []*filter, off *offset, cum *c
 
 // measureOf returns the measure of a simple or cumulative metric: its
 // measure input, or one made from metric_aggregation_params.
-func (c *compiler) measureOf(m *Metric) (*measure, *int64, *Error) {
+func (c *compiler) measureOf(m *Metric) (*measure, *int64, bool, *Error) {
+	me, fill, err := c.measureOf1(m)
+	tp := &m.TypeParams
+	spineJoin := tp.JoinToTimespine != nil && *tp.JoinToTimespine
+	if tp.Measure != nil && tp.Measure.JoinToTimespine != nil && *tp.Measure.JoinToTimespine {
+		spineJoin = true
+	}
+	return me, fill, spineJoin, err
+}
+
+func (c *compiler) measureOf1(m *Metric) (*measure, *int64, *Error) {
 	tp := &m.TypeParams
 	fill := tp.FillNullsWith
-	if tp.JoinToTimespine != nil && *tp.JoinToTimespine {
-		return nil, nil, fail(ReasonTimeSpineJoinUnsupported, "metric "+m.Name+" sets join_to_timespine")
-	}
 	if tp.Measure != nil {
-		if tp.Measure.JoinToTimespine != nil && *tp.Measure.JoinToTimespine {
-			return nil, nil, fail(ReasonTimeSpineJoinUnsupported, "metric "+m.Name+" sets join_to_timespine")
-		}
 		if tp.Measure.FillNullsWith != nil {
 			fill = tp.Measure.FillNullsWith
 		}
 		me := c.ix.measures[tp.Measure.Name]
 		if me == nil {
-			return nil, nil, invalid("metric %s refers to missing measure %s", m.Name, tp.Measure.Name)
+			if err := c.ix.measureErr[tp.Measure.Name]; err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fail(ReasonElementInvalid, "metric "+m.Name+" refers to missing measure "+tp.Measure.Name)
 		}
 		return me, fill, nil
 	}
 	mp := tp.MetricAggregationParams
 	if mp == nil {
-		return nil, nil, invalid("metric %s has neither a measure nor metric_aggregation_params", m.Name)
+		return nil, nil, elementInvalid("metric %s has neither a measure nor metric_aggregation_params", m.Name)
 	}
 	md := c.ix.modelByName[mp.SemanticModel]
 	if md == nil {
-		return nil, nil, invalid("metric %s refers to missing semantic model %s", m.Name, mp.SemanticModel)
+		if err := c.ix.modelErr[mp.SemanticModel]; err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fail(ReasonElementInvalid, "metric "+m.Name+" refers to missing semantic model "+mp.SemanticModel)
 	}
-	me := &measure{name: m.Name, agg: mp.Agg, model: md, aggTime: md.aggTime, nonAdditive: mp.NonAdditiveDimension != nil}
+	me := &measure{name: m.Name, agg: mp.Agg, model: md, aggTime: md.aggTime, aggParams: mp.AggParams, nonAdd: mp.NonAdditiveDimension}
 	if mp.AggTimeDimension != nil {
 		me.aggTime = *mp.AggTimeDimension
 	}
-	me.expr, me.err = columnExpr(m.Name, tp.Expr)
+	expr := tp.Expr
+	if mp.Expr != nil { // dbt Fusion writes the expression here
+		expr = mp.Expr
+	}
+	me.expr, me.err = columnExpr(m.Name, expr)
 	return me, fill, nil
 }
 
@@ -336,10 +356,10 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 	switch cum.periodAgg {
 	case "first", "last", "average":
 	default:
-		return nil, invalid("cumulative metric %s has unknown period_agg %s", m.Name, cum.periodAgg)
+		return nil, elementInvalid("cumulative metric %s has unknown period_agg %s", m.Name, cum.periodAgg)
 	}
 	if window != nil && gtd != nil {
-		return nil, invalid("cumulative metric %s has both window and grain_to_date", m.Name)
+		return nil, elementInvalid("cumulative metric %s has both window and grain_to_date", m.Name)
 	}
 	if window != nil {
 		g, ok := parseWindowGrain(window.Granularity)
@@ -361,28 +381,30 @@ func (c *compiler) cumulative(m *Metric, filters []*filter, off *offset) (*node,
 // leaf returns the leaf for a measure under filters, offset and window,
 // creating it on first use. A measure the compiler cannot aggregate
 // faithfully is refused here.
-func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumulative) (*leaf, *Error) {
+func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumulative, spineJoin bool) (*leaf, *Error) {
 	if me.err != nil {
 		return nil, me.err
 	}
-	switch me.agg {
-	case "median", "percentile":
-		return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+" aggregates by "+me.agg)
+	if _, err := percentileOf(me); err != nil {
+		return nil, err
 	}
-	if me.nonAdditive {
+	if me.nonAdd != nil {
 		return nil, fail(ReasonNonAdditiveUnsupported, "measure "+me.name+" is semi-additive")
 	}
 	if me.aggTime == "" {
-		return nil, invalid("measure %s has no agg_time_dimension", me.name)
+		return nil, elementInvalid("measure %s has no agg_time_dimension", me.name)
 	}
 	td := me.model.dimBy[me.aggTime]
 	if td == nil || !td.isTime {
-		return nil, invalid("agg_time_dimension of measure %s is not a time dimension of its model", me.name)
+		return nil, elementInvalid("agg_time_dimension of measure %s is not a time dimension of its model", me.name)
 	}
 	if td.err != nil {
 		return nil, td.err
 	}
 	if (off != nil || cum != nil) && c.ix.spine == nil {
+		if c.ix.spineErr != nil {
+			return nil, c.ix.spineErr
+		}
 		return nil, fail(ReasonTimeSpineRequired, "offsets and cumulative metrics need a time spine in the manifest")
 	}
 	// The key identifies the aggregation: filters are sorted and deduplicated,
@@ -400,14 +422,52 @@ func (c *compiler) leaf(me *measure, filters []*filter, off *offset, cum *cumula
 	sort.Strings(texts)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].text < fs[j].text })
 	key := me.model.name + "." + me.name + "|" + strings.Join(texts, "\x00") + off.key() + cum.key()
+	if spineJoin {
+		key += "|j"
+	}
 	if l, ok := c.leafBy[key]; ok {
 		return l, nil
 	}
 	if len(c.leaves) >= maxLeaves {
 		return nil, fail(ReasonQueryTooComplex, "more than 64 measure inputs")
 	}
-	l := &leaf{key: key, measure: me, filters: fs, offset: off, cum: cum, index: len(c.leaves)}
+	l := &leaf{key: key, measure: me, filters: fs, offset: off, cum: cum, spineJoin: spineJoin, index: len(c.leaves)}
 	c.leaves = append(c.leaves, l)
 	c.leafBy[key] = l
 	return l, nil
+}
+
+// percentile is how a median or percentile measure aggregates.
+type percentile struct {
+	p      float64
+	approx bool
+}
+
+// percentileOf returns the percentile of a median or percentile measure
+// (nil for other aggregations), as MetricFlow reads agg_params: a median
+// is the continuous 50th percentile. Doris computes continuous
+// percentiles exactly (PERCENTILE) or approximately (PERCENTILE_APPROX);
+// it has no discrete percentile, so use_discrete_percentile is refused.
+func percentileOf(me *measure) (*percentile, *Error) {
+	ap := me.aggParams
+	switch me.agg {
+	case "median":
+		pc := &percentile{p: 0.5}
+		if ap != nil {
+			pc.approx = ap.UseApproximatePercentile != nil && *ap.UseApproximatePercentile
+			if ap.UseDiscretePercentile != nil && *ap.UseDiscretePercentile {
+				return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+": Doris has no discrete percentile")
+			}
+		}
+		return pc, nil
+	case "percentile":
+		if ap == nil || ap.Percentile == nil || *ap.Percentile < 0 || *ap.Percentile > 1 {
+			return nil, fail(ReasonElementInvalid, "measure "+me.name+": agg_params.percentile must be between 0 and 1")
+		}
+		if ap.UseDiscretePercentile != nil && *ap.UseDiscretePercentile {
+			return nil, fail(ReasonAggregationUnsupported, "measure "+me.name+": Doris has no discrete percentile")
+		}
+		return &percentile{p: *ap.Percentile, approx: ap.UseApproximatePercentile != nil && *ap.UseApproximatePercentile}, nil
+	}
+	return nil, nil
 }

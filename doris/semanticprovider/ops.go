@@ -323,7 +323,7 @@ func (ix *index) listSavedQueries(search *string, limit int) collection {
 			Metrics: nonNil(sq.QueryParams.Metrics), GroupBy: nonNil(sq.QueryParams.GroupBy),
 			OrderBy: nonNil(sq.QueryParams.OrderBy), Where: []string{}, Limit: sq.QueryParams.Limit}
 		if sq.QueryParams.Where != nil {
-			for _, w := range sq.QueryParams.Where.WhereFilters {
+			for _, w := range sq.QueryParams.Where.list() {
 				it.Where = append(it.Where, w.WhereSQLTemplate)
 			}
 		}

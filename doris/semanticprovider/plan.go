@@ -28,6 +28,20 @@ func (c *compiler) plan(q *query) (*planner, *Error) {
 			def = g
 		}
 	}
+	// A metric's own default (time_granularity, default_granularity in
+	// dbt-semantic-interfaces 0.6) is coarser still: the coarsest wins.
+	for _, name := range q.metrics {
+		if m := c.ix.metrics[name]; m != nil {
+			for _, s := range []*string{m.TimeGranularity, m.DefaultGranularity} {
+				if s == nil {
+					continue
+				}
+				if g, known := parseGrain(strings.ToLower(*s)); known && g > def {
+					def = g
+				}
+			}
+		}
+	}
 	for i := range q.groupBy {
 		r := &q.groupBy[i].r
 		if r.element == metricTime && len(r.links) == 0 {
@@ -68,25 +82,78 @@ func (c *compiler) plan(q *query) (*planner, *Error) {
 		}
 		seen[it.name] = true
 	}
+	// A query without metric_time may group by a measure's own aggregation
+	// time dimension, which then stands for metric_time (as in MetricFlow).
+	if !pl.hasTime {
+		for _, l := range c.leaves {
+			if g := pl.ownTime(l); g != grainNone && (pl.base == grainNone || g < pl.base) {
+				pl.base = g
+			}
+		}
+	}
 	for _, l := range c.leaves {
+		axis := pl.hasTime || pl.ownTime(l) != grainNone
+		if l.spineJoin && axis {
+			if l.offset != nil || l.cum != nil {
+				return nil, fail(ReasonTimeSpineJoinUnsupported, "join_to_timespine on an offset or cumulative input")
+			}
+			if !pl.hasTime {
+				return nil, fail(ReasonTimeSpineJoinUnsupported, "join_to_timespine needs metric_time in group_by")
+			}
+			if pl.base < grainDay {
+				return nil, fail(ReasonGrainUnsupported, "join_to_timespine needs metric_time at day or coarser (the time spine is daily)")
+			}
+			if c.ix.spine == nil {
+				if c.ix.spineErr != nil {
+					return nil, c.ix.spineErr
+				}
+				return nil, fail(ReasonTimeSpineRequired, "join_to_timespine needs a time spine in the manifest")
+			}
+		}
 		if l.offset == nil && l.cum == nil {
 			continue
 		}
-		if !pl.hasTime {
-			return nil, fail(ReasonMetricTimeRequired, "offset and cumulative metrics need metric_time in group_by")
+		if !axis {
+			if l.cum != nil && l.cum.count == 0 && l.cum.grainToDate == grainNone {
+				// All time and no time to accumulate over: the measure over
+				// every row, as MetricFlow compiles it.
+				l.cum = nil
+				continue
+			}
+			return nil, fail(ReasonMetricTimeRequired, "offset and windowed cumulative metrics need metric_time (or their aggregation time dimension) in group_by")
 		}
 		if pl.base < grainDay {
 			return nil, fail(ReasonGrainUnsupported, "offset and cumulative metrics need metric_time at day or coarser (the time spine is daily)")
 		}
+		if l.offset == nil {
+			continue // a time filter on a cumulative metric filters its output periods
+		}
 		for _, f := range l.filters {
 			for _, r := range f.expr.refs {
 				if r.element == metricTime && len(r.links) == 0 {
-					return nil, fail(ReasonWhereInvalid, "filters on metric_time cannot apply to offset or cumulative metrics; use start_time and end_time")
+					return nil, fail(ReasonWhereInvalid, "filters on metric_time cannot apply to offset metrics; use start_time and end_time")
 				}
 			}
 		}
 	}
 	return pl, nil
+}
+
+// ownTime returns the finest granularity at which the query groups by
+// l's own aggregation time dimension on its own model, or grainNone.
+func (pl *planner) ownTime(l *leaf) grain {
+	td := l.measure.model.dimBy[l.measure.aggTime]
+	best := grainNone
+	for _, it := range pl.q.groupBy {
+		el, err := pl.c.ix.resolve(l.measure, it.r)
+		if err != nil || el.kind != elemTimeDimension || len(el.hops) > 0 || el.dim != td {
+			continue
+		}
+		if best == grainNone || el.grain < best {
+			best = el.grain
+		}
+	}
+	return best
 }
 
 // names returns the group-by output columns in request order.
@@ -142,6 +209,9 @@ func (lc *leafCtx) element(el element) (string, *Error) {
 		}
 		return trunc(lc.p, x, el.grain), nil
 	}
+	if lc.spine != "" && el.kind == elemTimeDimension && len(el.hops) == 0 && el.dim == lc.l.measure.model.dimBy[lc.l.measure.aggTime] {
+		return trunc(lc.p, lc.spine, el.grain), nil // the aggregation time stands for metric_time
+	}
 	alias := lc.joins.aliasFor(el.hops)
 	switch el.kind {
 	case elemEntity:
@@ -196,6 +266,16 @@ func (lc *leafCtx) aggregate(me *measure) (string, *Error) {
 		return "MAX(" + x + ")", nil
 	case "sum_boolean":
 		return "SUM(CASE WHEN " + x + " THEN " + lc.p.int(1) + " ELSE " + lc.p.int(0) + " END)", nil
+	case "median", "percentile":
+		pc, err := percentileOf(me)
+		if err != nil {
+			return "", err
+		}
+		fn := "PERCENTILE"
+		if pc.approx {
+			fn = "PERCENTILE_APPROX"
+		}
+		return fn + "(" + x + ", " + lc.p.num(strconv.FormatFloat(pc.p, 'f', -1, 64)) + ")", nil
 	}
 	return "", fail(ReasonAggregationUnsupported, "aggregation "+me.agg)
 }
@@ -241,14 +321,14 @@ func (pl *planner) scanSQL(sc *scan, distinct bool) (string, *Error) {
 	var from string
 	var where []string
 	md := me.model
-	table := quote(md.schema) + "." + quote(md.table) + " AS `s0`"
+	table := md.rel.sql() + " AS `s0`"
 	aggTime, err := lc.exprAt(md.dimBy[me.aggTime].expr, "s0")
 	if err != nil {
 		return "", err
 	}
 	if spineLeaf {
 		sp := pl.c.ix.spine
-		spineTable := quote(sp.schema) + "." + quote(sp.table) + " AS `$ts`"
+		spineTable := sp.rel.sql() + " AS `$ts`"
 		day := "CAST(" + col("$ts", sp.column) + " AS DATETIME)"
 		// Built only where used: every placeholder must appear in the text.
 		measureDay := func() string { return trunc(lc.p, aggTime, grainDay) }
@@ -341,7 +421,43 @@ func (pl *planner) scanSQL(sc *scan, distinct bool) (string, *Error) {
 	if periodAgg {
 		return pl.periodAgg(b.String(), l), nil
 	}
+	if !distinct && l.spineJoin && pl.hasTime {
+		return pl.spineJoin(b.String(), sc), nil
+	}
 	return b.String(), nil
+}
+
+// spineJoin gives a join_to_timespine scan a row for every period of the
+// time spine within the time range, as MetricFlow joins the aggregated
+// measure to the spine on metric_time (LEFT OUTER JOIN from the spine):
+// the other group-by columns and the value are NULL where the measure has
+// no rows, and fill_nulls_with applies to the value.
+func (pl *planner) spineJoin(agg string, sc *scan) string {
+	p := pl.c.p
+	sp := pl.c.ix.spine
+	day := "CAST(" + col("$ts", sp.column) + " AS DATETIME)"
+	t := trunc(p, day, pl.base)
+	spine := "SELECT DISTINCT " + t + " AS `t`\nFROM " + sp.rel.sql() + " AS `$ts`"
+	if conds := pl.rng.conds(p, day); len(conds) > 0 {
+		spine += "\nWHERE " + strings.Join(conds, "\n  AND ")
+	}
+	var sel []string
+	joinCol := ""
+	for _, it := range pl.q.groupBy {
+		if it.r.element == metricTime && len(it.r.links) == 0 {
+			sel = append(sel, trunc(p, "`$tj`.`t`", it.r.grain)+" AS "+quote(it.name))
+			if it.r.grain == pl.base && joinCol == "" {
+				joinCol = it.name
+			}
+			continue
+		}
+		sel = append(sel, col("$q", it.name)+" AS "+quote(it.name))
+	}
+	for _, sl := range sc.leaves {
+		sel = append(sel, col("$q", valueCol(sl.index))+" AS "+quote(valueCol(sl.index)))
+	}
+	return "SELECT\n  " + strings.Join(sel, "\n  , ") + "\nFROM (\n" + indent(spine) + "\n) AS `$tj`\nLEFT OUTER JOIN (\n" + indent(agg) +
+		"\n) AS `$q`\n  ON " + col("$q", joinCol) + " = `$tj`.`t`"
 }
 
 // joinSQL writes the LEFT OUTER JOINs the leaf's elements asked for.
@@ -370,7 +486,7 @@ func (lc *leafCtx) joinSQL() ([]string, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, "LEFT OUTER JOIN "+quote(h.to.schema)+"."+quote(h.to.table)+" AS "+quote(alias)+"\n  ON "+l+" = "+r)
+		out = append(out, "LEFT OUTER JOIN "+h.to.rel.sql()+" AS "+quote(alias)+"\n  ON "+l+" = "+r)
 	}
 	return out, nil
 }

@@ -74,7 +74,7 @@ func (c *compiler) prepare(req *QueryRequest) (*query, *Error) {
 			q.limit = sq.QueryParams.Limit
 		}
 		if sq.QueryParams.Where != nil {
-			for _, w := range sq.QueryParams.Where.WhereFilters {
+			for _, w := range sq.QueryParams.Where.list() {
 				f, err := c.parseFilter(w.WhereSQLTemplate)
 				if err != nil {
 					err.Detail = "where of saved query " + sq.Name + ": " + err.Detail
