@@ -23,6 +23,7 @@ package main
 // With -race the server binary is built with -race as well.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +32,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/mariadb"
 )
 
 // The contract's tool counts (hierarchical: domains; flat: children).
@@ -79,6 +82,8 @@ func TestE2E(t *testing.T) {
 		}{
 			{"2026-07-28/hierarchical", hier.base + "/mcp", "2026-07-28", "baseline-2026-07-28.yml"},
 			{"2025-11-25/legacy", hier.base + "/mcp/legacy", "2025-11-25", "baseline-2025-11-25.yml"},
+			// /mcp serves the handshake era too, on default settings.
+			{"2025-11-25/mcp", hier.base + "/mcp", "2025-11-25", "baseline-2025-11-25.yml"},
 			{"2026-07-28/flat", flat.base + "/mcp", "2026-07-28", "baseline-2026-07-28.yml"},
 		}
 		for _, r := range runs {
@@ -124,6 +129,8 @@ func TestE2E(t *testing.T) {
 			{"v2/stdio/hierarchical", "v2-modern.mjs", append(slices.Clip(v2HierArgs), hierStdio...), hierStdioEnv, "2026-07-28", domainCount},
 			{"v2/stdio/flat", "v2-modern.mjs", append(slices.Clip(flatArgs), flatStdio...), flatStdioEnv, "2026-07-28", childCount},
 			{"v1/http-legacy/hierarchical", "v1-legacy.mjs", append([]string{"--url", hier.base + "/mcp/legacy"}, hierArgs...), nil, "2025-11-25", domainCount},
+			{"v1/http/hierarchical", "v1-legacy.mjs", append([]string{"--url", hier.base + "/mcp"}, hierArgs...), nil, "2025-11-25", domainCount},
+			{"v1/http/flat", "v1-legacy.mjs", append([]string{"--url", flat.base + "/mcp"}, flatArgs...), nil, "2025-11-25", childCount},
 			{"v1/http-legacy/flat", "v1-legacy.mjs", append([]string{"--url", flat.base + "/mcp/legacy"}, flatArgs...), nil, "2025-11-25", childCount},
 			{"v1/stdio/hierarchical", "v1-legacy.mjs", append(slices.Clip(hierArgs), hierStdio...), hierStdioEnv, "2025-11-25", domainCount},
 		}
@@ -153,6 +160,105 @@ func TestE2E(t *testing.T) {
 					c.name, s.Client, s.ProtocolVersion, s.Era, s.Tools, s.Pages, s.Call.Name, s.Call.OK, s.Call.IsError, s.Call.Mode)
 			})
 		}
+	})
+}
+
+// TestE2EHostsOfToday drives /mcp on default settings with the clients
+// people install today, each in its default mode: the SDK v1 client, the
+// SDK v2 client in its default (handshake-era) and auto modes, each
+// running the Host test sequence (testdata/clients/hostseq.mjs), and the
+// MCP Inspector CLI in its default mode listing the tools and running
+// execute_query.
+func TestE2EHostsOfToday(t *testing.T) {
+	if testing.Short() && !underCI() {
+		t.Skip("SKIPPING end-to-end tests in -short mode")
+	}
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, err := findNodeTools(repo)
+	if err != nil {
+		requireOrSkip(t, "%v", err)
+	}
+	bin := buildServer(t, repo)
+	doris := startFakeDoris(t)
+	if !doris.live {
+		t.Skip("SKIPPING the Host sequences: they need the Doris simulator, which needs MariaDB (./.ci/setup as root installs it)")
+	}
+	env := func(mode string) map[string]string {
+		e := map[string]string{"MCP_TOOL_EXPOSURE_MODE": mode}
+		for k, v := range doris.env {
+			e[k] = v
+		}
+		return e
+	}
+	hier := startHTTPServer(t, bin, env("hierarchical"))
+	flat := startHTTPServer(t, bin, env("flat"))
+
+	t.Run("host sequence", func(t *testing.T) {
+		for _, c := range []struct {
+			name string
+			args []string
+			era  string
+		}{
+			{"sdk-v1", []string{"--sdk", "v1"}, "legacy"},
+			{"sdk-v2-default", []string{"--sdk", "v2", "--negotiation", "default"}, "legacy"},
+			{"sdk-v2-auto", []string{"--sdk", "v2", "--negotiation", "auto"}, "modern"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				args := append([]string{filepath.Join(repo, "testdata", "clients", "hostseq.mjs"), "--url", hier.base + "/mcp",
+					"--database", mariadb.DemoDatabase, "--forbidden", mariadb.SecretDatabase + ".salaries"}, c.args...)
+				stdout, stderr, err := nt.run(t, dir, 120*time.Second, nil, args...)
+				var s struct {
+					OK     bool   `json:"ok"`
+					Client string `json:"client"`
+					Era    string `json:"era"`
+					Steps  int    `json:"steps"`
+				}
+				if err != nil || json.Unmarshal([]byte(lastLines(stdout, 1)), &s) != nil || !s.OK {
+					t.Fatalf("hostseq %v: %v\nstdout:\n%s\nstderr:\n%s", c.args, err, stdout, lastLines(stderr, 60))
+				}
+				if s.Era != c.era || s.Steps != 8 {
+					t.Fatalf("hostseq %v: era %s, %d steps; want %s and 8: %s", c.args, s.Era, s.Steps, c.era, stdout)
+				}
+				writeSummary("hostseq %-16s %s era=%s steps=%d on /mcp", c.name, s.Client, s.Era, s.Steps)
+			})
+		}
+	})
+
+	t.Run("inspector cli", func(t *testing.T) {
+		launcher := filepath.Join(nt.npmDir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+		if _, err := os.Stat(launcher); err != nil {
+			t.Fatalf("the MCP Inspector is not installed (./.ci/setup installs it): %v", err)
+		}
+		dir := t.TempDir()
+		stdout, stderr, err := nt.run(t, dir, 90*time.Second, nil, launcher, "--cli", hier.base+"/mcp", "--method", "tools/list")
+		var list struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		if err != nil || json.Unmarshal([]byte(stdout), &list) != nil || len(list.Tools) != domainCount {
+			t.Fatalf("inspector tools/list: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, lastLines(stderr, 40))
+		}
+		stdout, stderr, err = nt.run(t, dir, 90*time.Second, nil, launcher, "--cli", flat.base+"/mcp", "--method", "tools/call",
+			"--tool-name", "doris_query_execute_query", "--tool-arg", "sql=SELECT 1 AS one")
+		var call struct {
+			StructuredContent struct {
+				Mode string `json:"mode"`
+				Data struct {
+					Data struct {
+						Rows []map[string]any `json:"rows"`
+					} `json:"data"`
+				} `json:"data"`
+			} `json:"structuredContent"`
+		}
+		if err != nil || json.Unmarshal([]byte(stdout), &call) != nil || call.StructuredContent.Mode != "result" ||
+			len(call.StructuredContent.Data.Data.Rows) != 1 || call.StructuredContent.Data.Data.Rows[0]["one"] != float64(1) {
+			t.Fatalf("inspector execute_query: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, lastLines(stderr, 40))
+		}
+		writeSummary("inspector cli (default mode) on /mcp: tools/list %d tools, execute_query %s", len(list.Tools), call.StructuredContent.Mode)
 	})
 }
 
