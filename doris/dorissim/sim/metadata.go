@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // What the simulator keeps beyond MariaDB's own tables lives in one
@@ -12,9 +15,15 @@ import (
 // survive an FE restart:
 //
 //	sim_globals       persisted global variables (enable_audit_plugin, ...)
+//	sim_tables        Doris-only table metadata: column types (VARIANT, ARRAY,
+//	                  ...), key model, distribution, properties
+//	sim_mvs           asynchronous materialized views
+//	sim_column_stats, sim_table_stats, sim_roles, sim_role_grants,
+//	sim_functions     statistics, roles and grants, UDFs (governance.go)
 //
-// The rest of that state (materialized views, Doris column types,
-// statistics) is listed where its own file keeps it.
+// Not yet persisted (they start empty, as before): load jobs and labels,
+// stream load records, MV refresh tasks, synchronous MVs, workload groups
+// changed at run time (pipeline.go, workload.go).
 
 // metaTable names a metadata table.
 func metaTable(name string) string { return "`" + simSchema + "`.`" + name + "`" }
@@ -68,6 +77,7 @@ func metadataStatements() []string {
 	return []string{
 		fmt.Sprintf("CREATE DATABASE IF NOT EXISTS `%s` DEFAULT CHARACTER SET utf8mb4 COMMENT 'Doris simulator: Doris-only system tables and FE state'", simSchema),
 		"CREATE TABLE IF NOT EXISTS " + metaTable("sim_globals") + " (name VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL) COMMENT 'persisted global variables'",
+		persistentMetaStatements()[0], persistentMetaStatements()[1],
 	}
 }
 
@@ -133,4 +143,144 @@ func (s *Server) globalValue(name, def string) string {
 // false, Doris's audit loader writes nothing to the audit log.
 func (s *Server) auditPluginOn() bool {
 	return truthy(s.globalValue("enable_audit_plugin", persistentGlobals["enable_audit_plugin"]))
+}
+
+// Doris-only table metadata (doris_ddl.go tableMeta: Doris column types,
+// key model, distribution, properties) and asynchronous materialized
+// views (mtmv.go) are kept in sim_tables and sim_mvs as well as in memory,
+// and read back at start.
+func persistentMetaStatements() []string {
+	return []string{
+		"CREATE TABLE IF NOT EXISTS " + metaTable("sim_tables") + " (db VARCHAR(128) NOT NULL, tbl VARCHAR(128) NOT NULL, " +
+			"meta LONGTEXT NOT NULL, PRIMARY KEY (db, tbl)) COMMENT 'Doris-only table metadata'",
+		"CREATE TABLE IF NOT EXISTS " + metaTable("sim_mvs") + " (db VARCHAR(128) NOT NULL, name VARCHAR(128) NOT NULL, " +
+			"id BIGINT NOT NULL, job_id BIGINT NOT NULL, definer VARCHAR(128) NOT NULL, create_sql LONGTEXT NOT NULL, " +
+			"created DATETIME NOT NULL, refresh_state VARCHAR(16) NOT NULL, PRIMARY KEY (db, name)) COMMENT 'asynchronous materialized views'",
+	}
+}
+
+// storedMeta is tableMeta as sim_tables stores it.
+type storedMeta struct {
+	Catalog, DB, Table, Format string
+	PartCols                   []string    `json:",omitempty"`
+	Props                      [][2]string `json:",omitempty"`
+	Types                      map[string]string
+	KeyModel                   string
+	KeyCols                    []string `json:",omitempty"`
+	DistKind, Buckets          string
+	DistCols                   []string `json:",omitempty"`
+	Comment                    string
+	Created                    time.Time
+}
+
+// saveTableMeta records (m != nil) or forgets a table's metadata.
+func (s *Server) saveTableMeta(udb, utbl string, m *tableMeta) error {
+	key := "db = " + quoteString(strings.ToLower(udb)) + " AND tbl = " + quoteString(strings.ToLower(utbl))
+	if m == nil {
+		return s.adminExec("DELETE FROM " + metaTable("sim_tables") + " WHERE " + key)
+	}
+	b, err := json.Marshal(storedMeta{m.catalog, m.db, m.table, m.format, m.partCols, m.props, m.types, m.keyModel,
+		m.keyCols, m.distKind, m.buckets, m.distCols, m.comment, m.created})
+	if err != nil {
+		return err
+	}
+	return s.adminExec("REPLACE INTO " + metaTable("sim_tables") + " VALUES (" + quoteString(strings.ToLower(udb)) + ", " +
+		quoteString(strings.ToLower(utbl)) + ", " + quoteString(string(b)) + ")")
+}
+
+// forgetTableStats drops the statistics of a dropped table: Doris deletes
+// a table's column statistics with the table, so a re-created table of the
+// same name starts without any.
+func (s *Server) forgetTableStats(udb, utbl string) error {
+	key := " WHERE LOWER(db) = " + quoteString(strings.ToLower(udb)) + " AND LOWER(tbl) = " + quoteString(strings.ToLower(utbl))
+	return s.adminExec("DELETE FROM `"+simSchema+"`.sim_column_stats"+key, "DELETE FROM `"+simSchema+"`.sim_table_stats"+key)
+}
+
+// saveMV records an asynchronous MV's definition and refresh state.
+func (s *Server) saveMV(mv *mtmv) error {
+	return s.adminExec(fmt.Sprintf("REPLACE INTO %s VALUES (%s, %s, %d, %d, %s, %s, %s, %s)", metaTable("sim_mvs"),
+		quoteString(strings.ToLower(mv.db)), quoteString(strings.ToLower(mv.name)), mv.id, mv.jobID, quoteString(mv.definer),
+		quoteString(mv.create), quoteString(fmtTime(mv.created)), quoteString(mv.refreshState)))
+}
+
+// forgetMV deletes a dropped MV's record.
+func (s *Server) forgetMV(db, name string) error {
+	return s.adminExec("DELETE FROM " + metaTable("sim_mvs") + " WHERE db = " + quoteString(strings.ToLower(db)) +
+		" AND name = " + quoteString(strings.ToLower(name)))
+}
+
+// loadMetadata reads the persisted table metadata and MVs (after the
+// pipeline exists).
+func (s *Server) loadMetadata(up *upstream) error {
+	r, err := up.query("SELECT db, tbl, meta FROM "+metaTable("sim_tables"), 1_000_000)
+	if err != nil {
+		return err
+	}
+	for _, row := range r.rows {
+		var sm storedMeta
+		if err := json.Unmarshal([]byte(deref(row[2])), &sm); err != nil {
+			s.log.Warn("sim: unreadable table metadata skipped", "db", deref(row[0]), "table", deref(row[1]), "err", err)
+			continue
+		}
+		s.lake.setTable(deref(row[0]), deref(row[1]), &tableMeta{catalog: sm.Catalog, db: sm.DB, table: sm.Table, format: sm.Format,
+			partCols: sm.PartCols, props: sm.Props, types: sm.Types, keyModel: sm.KeyModel, keyCols: sm.KeyCols,
+			distKind: sm.DistKind, buckets: sm.Buckets, distCols: sm.DistCols, comment: sm.Comment, created: sm.Created})
+	}
+	r, err = up.query("SELECT db, name, id, job_id, definer, create_sql, created, refresh_state FROM "+metaTable("sim_mvs")+" ORDER BY id", 100_000)
+	if err != nil {
+		return err
+	}
+	for _, row := range r.rows {
+		mv := &mtmv{db: deref(row[0]), name: deref(row[1]), definer: deref(row[4]), refreshState: deref(row[7])}
+		mv.id, _ = strconv.ParseInt(deref(row[2]), 10, 64)
+		mv.jobID, _ = strconv.ParseInt(deref(row[3]), 10, 64)
+		mv.created, _ = time.ParseInLocation("2006-01-02 15:04:05", deref(row[6]), time.Local)
+		create := deref(row[5])
+		ts := sig(lex(create))
+		i := 3
+		if i+2 < len(ts) && ts[i].is("IF") && ts[i+1].is("NOT") && ts[i+2].is("EXISTS") {
+			i += 3
+		}
+		_, next := parseChain(ts, i)
+		if _, derr := mv.parseClauses(create, ts, next); derr != nil {
+			s.log.Warn("sim: unreadable materialized view skipped", "db", mv.db, "name", mv.name, "err", derr.msg)
+			continue
+		}
+		mv.bases = baseTables(mv.query, mv.db)
+		if mv.trigger == "SCHEDULE" {
+			now := time.Now()
+			for mv.nextRun = mv.starts; mv.nextRun.Before(now); {
+				mv.nextRun = mv.nextRun.Add(mv.interval())
+			}
+		}
+		p := s.pipe
+		p.mu.Lock()
+		p.mvs = append(p.mvs, mv)
+		p.nextID = max(p.nextID, mv.id, mv.jobID)
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+// loadPersisted reads the metadata schema's table metadata and MVs through
+// the admin account (none: nothing to read).
+func (s *Server) loadPersisted() error {
+	if _, _, ok := s.adminAccount(); !ok {
+		return nil
+	}
+	up, err := s.adminConn()
+	if err != nil {
+		return fmt.Errorf("sim: read the metadata schema: %w", err)
+	}
+	defer up.close()
+	if err := s.loadMetadata(up); err != nil {
+		return fmt.Errorf("sim: read the metadata schema: %w", err)
+	}
+	return nil
+}
+
+// saveMVState records an MV's refresh state after a refresh.
+func (s *Server) saveMVState(db, name, state string) error {
+	return s.adminExec("UPDATE " + metaTable("sim_mvs") + " SET refresh_state = " + quoteString(state) + " WHERE db = " +
+		quoteString(strings.ToLower(db)) + " AND name = " + quoteString(strings.ToLower(name)))
 }

@@ -207,6 +207,9 @@ func (c *conn) dropTable(sql string, ts []token) error {
 	if err := c.s.saveIndexes(db, table, true, nil); err != nil {
 		return c.send(newDorisErr(1105, "HY000", "failed to drop the table's indexes"))
 	}
+	if err := c.s.forgetTableStats(db, table); err != nil { // metadata.go: statistics die with their table
+		return c.send(newDorisErr(1105, "HY000", "failed to drop the table's statistics"))
+	}
 	return c.sendOK(0, "")
 }
 
