@@ -35,7 +35,7 @@ type tableMeta struct {
 	distKind, buckets string
 	distCols          []string
 	comment           string
-	created  time.Time
+	created           time.Time
 }
 
 // tableKey is the map key of a table: case-insensitive db and table.
