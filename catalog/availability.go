@@ -77,7 +77,13 @@ func evaluate(ch *compiledChild, bound bool, snap *doris.Snapshot) Availability 
 		return a
 	}
 	var versionMatched, modeMatched bool
-	var probeReason string
+	// Variants are listed best first, so the last one that applies is what
+	// the child needs at least: when every applicable variant's probes
+	// fail, its reason is the one that blocks the child (a native path
+	// that is not configured does not, when a fallback exists). The others'
+	// reasons go to the limitations.
+	type blockedVariant struct{ name, reason string }
+	var blocked []blockedVariant
 	for _, v := range ch.variants {
 		if !allIn(versions, v.ranges) {
 			continue
@@ -88,9 +94,7 @@ func evaluate(ch *compiledChild, bound bool, snap *doris.Snapshot) Availability 
 		}
 		modeMatched = true
 		if r := probeFailure(v.Probes, snap); r != "" {
-			if probeReason == "" {
-				probeReason = r
-			}
+			blocked = append(blocked, blockedVariant{v.Name, r})
 			continue
 		}
 		a.ActiveVariant = v.Name
@@ -115,7 +119,11 @@ func evaluate(ch *compiledChild, bound bool, snap *doris.Snapshot) Availability 
 		a.Status, a.ReasonCode = StatusUnavailable, "DEPLOYMENT_MODE_NOT_SUPPORTED"
 		a.Limitations = append(a.Limitations, "not available in "+snap.Mode+" deployments")
 	default:
-		a.Status, a.ReasonCode = StatusUnavailable, probeReason
+		last := blocked[len(blocked)-1]
+		a.Status, a.ReasonCode = StatusUnavailable, last.reason
+		for _, b := range blocked[:len(blocked)-1] {
+			a.Limitations = append(a.Limitations, "the "+b.name+" path is not available either ("+b.reason+")")
+		}
 	}
 	return a
 }

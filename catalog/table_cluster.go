@@ -289,8 +289,8 @@ var clusterDomain = Domain{
 			Handler: cluster.AnalyzeResourceGrowth,
 			Title:   "Analyze resource growth",
 			Description: "Returns recorded history, bucketed by hour, day or week over exactly window_days " +
-				"by Doris's clock: storage (partition sizes by creation time), query volume and distinct " +
-				"users (audit log). No forecasting; hourly buckets cover at most 180 days. Omit resource " +
+				"by Doris's clock: storage (partition sizes by creation), query volume and distinct " +
+				"users (audit log, up to a minute late). No forecasting; hourly buckets cover at most 180 days. Omit resource " +
 				"to get every series with at least two buckets; the others are listed with a reason.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"resource":{"enum":["storage","query_volume","user_activity"],"description":"Omit for all series"},

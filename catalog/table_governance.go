@@ -120,7 +120,7 @@ var governanceDomain = Domain{
 			Description: "Traces lineage of a qualified table or column upstream, downstream or both, " +
 				"up to depth 5 and a configured edge cap. Uses native lineage events (Doris 4.0.6+ with " +
 				"the lineage plugin and store), otherwise infers edges from INSERT ... SELECT and CTAS " +
-				"statements in the audit log; each edge states its evidence type.",
+				"statements in the audit log (up to a minute behind); each edge states its evidence type.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"object":{"type":"string","minLength":3,"maxLength":256,"pattern":"^[^.]+(\\.[^.]+){1,3}$","description":"Qualified name: db.table or catalog.db.table"},
 				"column":{"type":"string","minLength":1,"maxLength":256},
@@ -165,7 +165,8 @@ var governanceDomain = Domain{
 			Title:   "Analyze data access patterns",
 			Description: "Summarizes who accessed which data and how often, from the audit log over " +
 				"window_days (1 to 30), grouped by user, object, hour or operation, optionally for one " +
-				"database or table. Raw SQL, client addresses and auth fields are never returned.",
+				"database or table. Raw SQL, client addresses and auth fields are never returned. " +
+				"The audit log runs up to a minute behind.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"database":{"type":"string","minLength":1,"maxLength":256},
 				"table":{"type":"string","minLength":1,"maxLength":256},
@@ -197,7 +198,7 @@ var governanceDomain = Domain{
 			Description: "Lists recent audit events from the Doris audit log, newest first, with time, " +
 				"user, database, state, operation and timings; statements are redacted. Filter by user, " +
 				"operation, database and table within window_minutes (up to 30 days, default 24 " +
-				"hours); at most 200 rows.",
+				"hours); at most 200 rows. The audit log runs up to a minute behind.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"window_minutes":{"type":"integer","minimum":1,"maximum":43200,"default":1440},
 				"user":{"type":"string","minLength":1,"maxLength":256},

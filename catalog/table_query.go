@@ -137,7 +137,8 @@ var queryDomain = Domain{
 			Description: "Lists finished queries slower than min_duration_ms within the last " +
 				"window_minutes from internal.__internal_schema.audit_log, slowest first: user, " +
 				"database, state, timings, scanned rows and bytes, peak memory and a masked statement " +
-				"capped at 8192 characters. Needs the Doris audit log to be enabled and readable.",
+				"capped at 8192 characters. Needs the Doris audit log enabled and readable; it runs up " +
+				"to a minute behind.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"window_minutes":{"type":"integer","minimum":1,"maximum":129600,"default":60},
 				"limit":{"type":"integer","minimum":1,"maximum":1000,"default":20},

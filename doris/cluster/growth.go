@@ -138,6 +138,9 @@ func AnalyzeResourceGrowth(ctx context.Context, c *doris.Call) (*doris.Result, e
 		res.Truncated = true
 		res.Warnings = append(res.Warnings, "Doris returned more buckets than the window holds; the later ones are left out.")
 	}
+	if w := r.AuditPluginWarning(ctx, rt); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	return res, nil
 }
 

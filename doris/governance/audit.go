@@ -36,7 +36,7 @@ func auditReadError(err error, ctx context.Context) error {
 	de := governanceError(err, ctx)
 	if de.Reason == governancePrefix+"_OBJECT_NOT_FOUND" {
 		de.Reason = governancePrefix + "_AUDIT_LOG_UNAVAILABLE"
-		de.Message = "the Doris audit log table is not there; enable the audit log plugin (enable_audit_plugin=true)"
+		de.Message = doris.AuditMissingMessage
 	}
 	return de
 }
@@ -164,6 +164,9 @@ func GetRecentAuditLogs(ctx context.Context, c *doris.Call) (*doris.Result, erro
 		Source: "doris_audit_log"}
 	if truncated {
 		res.Warnings = append(res.Warnings, "More audit events match: narrow window_minutes, user, operation, database or table, or raise limit.")
+	}
+	if w := r.AuditPluginWarning(ctx, rt); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
 }
@@ -365,6 +368,9 @@ func AnalyzeDataAccessPatterns(ctx context.Context, c *doris.Call) (*doris.Resul
 	if truncated {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("The summary is cut: at most %d audit rows are parsed and %d groups returned; narrow the window or name a table.",
 			maxAccessRows, maxAccessGroups))
+	}
+	if w := r.AuditPluginWarning(ctx, rt); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
 }

@@ -357,6 +357,11 @@ func TraceColumnLineage(ctx context.Context, c *doris.Call) (*doris.Result, erro
 	if readTruncated {
 		res.Warnings = append(res.Warnings, "Only the most recent lineage evidence was read; older statements may add edges.")
 	}
+	if source == doris.AuditTable {
+		if w := r.AuditPluginWarning(ctx, rt); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
 	return res, nil
 }
 

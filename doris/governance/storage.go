@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/doris-mcp/doris-mcp-server/doris"
+	"github.com/doris-mcp/doris-mcp-server/doris/sqlref"
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
@@ -191,7 +192,7 @@ var indexPropertyAllowlist = map[string]bool{"parser": true, "parser_mode": true
 // indexProperties reads ("k" = "v", ...) keeping allowlisted plain values.
 func indexProperties(s string) map[string]any {
 	out := map[string]any{}
-	toks, _ := significant(s)
+	toks, _ := sqlref.Significant(s)
 	for i := 0; i+2 < len(toks); i++ {
 		k, eq, v := toks[i], toks[i+1], toks[i+2]
 		if k.Kind != guard.TokString || eq.Text != "=" || v.Kind != guard.TokString {

@@ -217,7 +217,7 @@ func auditUnavailable(err error, ctx context.Context) *doris.Error {
 	de := doris.Classify(pipelinePrefix, err, ctx)
 	if de.Reason == pipelinePrefix+"_OBJECT_NOT_FOUND" {
 		return &doris.Error{Kind: doris.KindFailed, Reason: "PIPELINE_AUDIT_LOG_NOT_ENABLED", Status: 404,
-			Message: "the Doris audit log table is not there; enable the audit log plugin (enable_audit_plugin=true)", Cause: err}
+			Message: doris.AuditMissingMessage, Cause: err}
 	}
 	return de
 }

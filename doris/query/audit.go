@@ -81,6 +81,9 @@ func ListSlowQueries(ctx context.Context, c *doris.Call) (*doris.Result, error) 
 	if truncated {
 		res.Warnings = append(res.Warnings, "More slow queries match; raise limit or min_duration_ms, or shorten window_minutes.")
 	}
+	if w := r.AuditPluginWarning(ctx, rt); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	return res, nil
 }
 
@@ -88,7 +91,7 @@ func ListSlowQueries(ctx context.Context, c *doris.Call) (*doris.Result, error) 
 func auditError(err error) error {
 	de := doris.Classify(doris.QueryPrefix, err, nil)
 	if de.Reason == "QUERY_OBJECT_NOT_FOUND" {
-		de.Message = "the Doris audit log table is not there; enable the audit log plugin (enable_audit_plugin=true)"
+		de.Message = doris.AuditMissingMessage
 	}
 	return de
 }

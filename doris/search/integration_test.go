@@ -376,7 +376,7 @@ func TestSearchDataRefusals(t *testing.T) {
 	e := doristest.NewEnv(t, doristest.EnvOpts{Profile: "4.0"})
 	c := writeCorpus(t, e, "s_refuse", 40, true)
 	w := doristest.SearchWriter(t, e)
-	if _, err := w.Exec(`CREATE TABLE s_nophrase (id INT, body STRING, INDEX i (body) USING INVERTED PROPERTIES("parser"="english")) DUPLICATE KEY(id)`); err != nil {
+	if _, err := w.Exec(`CREATE TABLE s_nophrase (id INT, body STRING, INDEX i (body) USING INVERTED PROPERTIES("parser"="english", "support_phrase"="false")) DUPLICATE KEY(id)`); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Exec("DROP TABLE s_nophrase") })

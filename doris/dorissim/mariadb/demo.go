@@ -21,6 +21,7 @@ import (
 //	demo.v_daily_sales (VIEW)
 //	secret.salaries             (no demo account but root may read it)
 //	__internal_schema.audit_log  Doris 3.0 column set, 50 rows relative to now
+//	__doris_sim.sim_globals      enable_audit_plugin = true (the demo DBA turned it on)
 //
 // The generator is deterministic except for timestamps, which are relative to
 // the time of Start.
@@ -291,6 +292,13 @@ GROUP BY o.order_date`)
   KEY idx_query_id (query_id)
 ) ENGINE=InnoDB COMMENT='Doris audit log (3.0 column set)'`)
 	out = append(out, batches("INSERT INTO __internal_schema.audit_log VALUES ", auditRows(r, now), 100)...)
+	// The demo's DBA turned Doris's audit loader on (SET GLOBAL
+	// enable_audit_plugin = true; Doris's default is false). The simulator
+	// keeps persisted global variables in its metadata schema (sim
+	// metadata.go); this is the row that statement leaves.
+	add("CREATE DATABASE IF NOT EXISTS `%s` DEFAULT CHARACTER SET utf8mb4 COMMENT 'Doris simulator: Doris-only system tables and FE state'", SimSchema)
+	add("CREATE TABLE IF NOT EXISTS `%s`.`sim_globals` (name VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL) COMMENT 'persisted global variables'", SimSchema)
+	add("REPLACE INTO `%s`.`sim_globals` VALUES ('enable_audit_plugin', 'true')", SimSchema)
 
 	// Accounts. --skip-name-resolve: '%' matches 127.0.0.1.
 	for _, u := range []struct{ name, pw string }{{ReaderUser, ReaderPassword}, {WriterUser, WriterPassword}} {

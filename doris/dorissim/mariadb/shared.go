@@ -29,17 +29,49 @@ func Shared(ctx context.Context) (*Instance, error) {
 	return shared.inst, shared.err
 }
 
-// StopShared stops the instance started by Shared, if any.
+// freshShared is the per-process instance without the demo data set.
+var freshShared struct {
+	mu   sync.Mutex
+	inst *Instance
+	err  error
+	done bool
+}
+
+// SharedFresh is Shared for an instance without the demo data set (root
+// only, Options.SkipDemo): an upstream nobody prepared, as a DBA's own
+// MariaDB would be.
+func SharedFresh(ctx context.Context) (*Instance, error) {
+	freshShared.mu.Lock()
+	defer freshShared.mu.Unlock()
+	if !freshShared.done {
+		freshShared.inst, freshShared.err = Start(ctx, Options{SkipDemo: true})
+		freshShared.done = true
+	}
+	return freshShared.inst, freshShared.err
+}
+
+// StopShared stops the instances started by Shared and SharedFresh, if
+// any.
 func StopShared() error {
+	freshShared.mu.Lock()
+	var ferr error
+	if freshShared.inst != nil {
+		ferr = freshShared.inst.Stop()
+	}
+	freshShared.inst, freshShared.err, freshShared.done = nil, nil, false
+	freshShared.mu.Unlock()
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.inst == nil {
-		return nil
+		return ferr
 	}
 	err := shared.inst.Stop()
 	shared.inst = nil
 	shared.err = nil
 	shared.done = false
+	if err == nil {
+		err = ferr
+	}
 	return err
 }
 
@@ -77,6 +109,18 @@ func SharedFor(t TB) *Instance {
 	in, err := Shared(context.Background())
 	if err != nil {
 		t.Fatalf("start shared MariaDB: %v", err)
+	}
+	return in
+}
+
+// FreshFor is Require followed by SharedFresh; a start failure fails the
+// test.
+func FreshFor(t TB) *Instance {
+	t.Helper()
+	Require(t)
+	in, err := SharedFresh(context.Background())
+	if err != nil {
+		t.Fatalf("start a MariaDB without the demo data set: %v", err)
 	}
 	return in
 }

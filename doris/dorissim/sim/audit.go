@@ -79,6 +79,9 @@ func (a *auditWriter) add(e auditEntry) {
 	if a == nil {
 		return
 	}
+	if !a.s.auditPluginOn() {
+		return // enable_audit_plugin is false: Doris's audit loader records nothing
+	}
 	e.stmtID = firstStmtID + a.seq.Add(1)
 	select {
 	case a.ch <- e:
@@ -110,6 +113,7 @@ func (a *auditWriter) run() {
 			u, err := dialUpstream(ctx, a.s.opts.Upstream, user, pw, "", 45)
 			cancel()
 			if err != nil {
+				a.s.log.Warn("audit log rows dropped: cannot reach the upstream", "rows", len(batch), "err", err)
 				batch = batch[:0]
 				return
 			}
@@ -117,7 +121,7 @@ func (a *auditWriter) run() {
 		}
 		_ = up.conn.SetDeadline(time.Now().Add(10 * time.Second))
 		if err := up.exec(auditInsert(batch, a.s)); err != nil {
-			a.s.log.Debug("audit log append failed", "err", err)
+			a.s.log.Warn("audit log rows dropped: append failed", "rows", len(batch), "err", err)
 			up.close()
 			up = nil
 		}

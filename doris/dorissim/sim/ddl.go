@@ -101,7 +101,21 @@ func (c *conn) showCreateTable(sql string, ts []token, i int) error {
 	if len(info.rows) == 1 {
 		fmt.Fprintf(&b, "COMMENT %s\n", quoteDDL(deref(info.rows[0][1])))
 	}
-	fmt.Fprintf(&b, "DISTRIBUTED BY HASH(%s) BUCKETS 10\n", strings.Join(keys, ", "))
+	switch {
+	case meta != nil && meta.distKind == "RANDOM":
+		fmt.Fprintf(&b, "DISTRIBUTED BY RANDOM BUCKETS %s\n", meta.buckets)
+	case meta != nil && meta.distKind == "HASH":
+		dist := make([]string, len(meta.distCols))
+		for i, k := range meta.distCols {
+			dist[i] = "`" + k + "`"
+		}
+		fmt.Fprintf(&b, "DISTRIBUTED BY HASH(%s) BUCKETS %s\n", strings.Join(dist, ", "), meta.buckets)
+	default:
+		// Not created through the simulator (the demo data set's tables,
+		// which the demo presents as created with 10 buckets), or created
+		// without DISTRIBUTED BY: the key columns.
+		fmt.Fprintf(&b, "DISTRIBUTED BY HASH(%s) BUCKETS 10\n", strings.Join(keys, ", "))
+	}
 	b.WriteString("PROPERTIES (\n")
 	props := []string{`"replication_allocation" = "tag.location.default: 1"`, `"min_load_replica_num" = "-1"`,
 		`"is_being_synced" = "false"`, `"storage_medium" = "hdd"`, `"storage_format" = "V2"`,

@@ -29,8 +29,13 @@ type tableMeta struct {
 	types    map[string]string
 	keyModel string // DUPLICATE, UNIQUE, AGGREGATE ("" for external tables)
 	keyCols  []string
-	comment  string
-	created  time.Time
+	// distribution as created: "HASH" (distCols) or "RANDOM", and the
+	// bucket count as written ("AUTO" when BUCKETS was left out); "" when
+	// the statement had no DISTRIBUTED BY.
+	distKind, buckets string
+	distCols          []string
+	comment           string
+	created           time.Time
 }
 
 // tableKey is the map key of a table: case-insensitive db and table.
@@ -186,17 +191,20 @@ func (ct *createTable) parseClauses(ts []token, i int, syntax func(int) *dorisEr
 		case t.is("DISTRIBUTED") && i+1 < len(ts) && ts[i+1].is("BY"):
 			i += 2
 			if i < len(ts) && ts[i].is("HASH") {
-				_, next, good := identList(ts, i+1)
+				cols, next, good := identList(ts, i+1)
 				if !good {
 					return syntax(i + 1)
 				}
-				i = next
+				ct.meta.distKind, ct.meta.distCols, i = "HASH", cols, next
 			} else if i < len(ts) && ts[i].is("RANDOM") {
+				ct.meta.distKind = "RANDOM"
 				i++
 			} else {
 				return syntax(i)
 			}
-			if i < len(ts) && ts[i].is("BUCKETS") {
+			ct.meta.buckets = "AUTO" // Doris's default when BUCKETS is left out (2.1+)
+			if i+1 < len(ts) && ts[i].is("BUCKETS") {
+				ct.meta.buckets = strings.ToUpper(ts[i+1].text)
 				i += 2
 			}
 		case t.is("PROPERTIES"):

@@ -358,6 +358,12 @@ func (c *conn) createTableDoris(sql string, ts []token) error {
 		}
 	}
 	c.s.lake.setTable(udb, utbl, m)
+	if err := c.s.saveTableMeta(udb, utbl, m); err != nil { // metadata.go
+		return c.send(newDorisErr(1105, "HY000", "failed to record the table's metadata"))
+	}
+	if err := c.s.forgetTableStats(udb, utbl); err != nil { // a new table has no statistics
+		return c.send(newDorisErr(1105, "HY000", "failed to reset the table's statistics"))
+	}
 	if err := c.s.saveIndexes(udb, utbl, true, indexes); err != nil {
 		return c.send(newDorisErr(1105, "HY000", "failed to record the table's indexes"))
 	}
@@ -383,6 +389,9 @@ func (c *conn) dropTableDoris(sql string, ts []token) (bool, error) {
 			db, _, _ = c.snapshot()
 		}
 		c.s.lake.setTable(stripInternalPrefix(db), q.table, nil)
+		if err := c.s.saveTableMeta(stripInternalPrefix(db), q.table, nil); err != nil {
+			return true, c.send(newDorisErr(1105, "HY000", "failed to forget the table's metadata"))
+		}
 		return false, nil
 	}
 	if derr := r.cat.usable(); derr != nil {
@@ -396,5 +405,8 @@ func (c *conn) dropTableDoris(sql string, ts []token) (bool, error) {
 		return true, err
 	}
 	c.s.lake.setTable(r.backing(), r.table, nil)
+	if err := c.s.saveTableMeta(r.backing(), r.table, nil); err != nil {
+		return true, c.send(newDorisErr(1105, "HY000", "failed to forget the table's metadata"))
+	}
 	return true, c.sendOK(res.affected, "")
 }

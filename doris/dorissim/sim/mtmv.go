@@ -105,57 +105,10 @@ func (c *conn) createMV(sql string, ts []token) error {
 	db, name := c.splitName(parts)
 	mv := &mtmv{db: db, name: name, definer: c.user, build: "IMMEDIATE", method: "AUTO", trigger: "MANUAL",
 		created: time.Now(), refreshState: "INIT"}
-	async := false
-	depth, asAt := 0, -1
-	for k := next; k < len(ts); k++ {
-		t := ts[k]
-		switch {
-		case t.isP("("):
-			depth++
-		case t.isP(")"):
-			depth--
-		case depth == 0 && t.is("AS"):
-			asAt = k
-		case depth == 0 && t.is("BUILD") && k+1 < len(ts):
-			async, mv.build = true, strings.ToUpper(ts[k+1].text)
-		case depth == 0 && t.is("REFRESH") && k+1 < len(ts):
-			async = true
-			if w := strings.ToUpper(ts[k+1].text); w == "COMPLETE" || w == "AUTO" || w == "NEVER" {
-				mv.method = w
-			}
-		case depth == 0 && t.is("ON") && k+1 < len(ts):
-			async = true
-			mv.trigger = strings.ToUpper(ts[k+1].text)
-			if mv.trigger == "SCHEDULE" {
-				if k+4 >= len(ts) || !ts[k+2].is("EVERY") {
-					return c.send(newDorisErr(1105, "HY000", "\nmismatched input after SCHEDULE expecting EVERY"))
-				}
-				n, err := strconv.Atoi(ts[k+3].text)
-				mv.unit = strings.ToUpper(ts[k+4].text)
-				if err != nil || n < 1 || !slices.Contains([]string{"MINUTE", "HOUR", "DAY", "WEEK"}, mv.unit) {
-					return c.send(newDorisErr(1105, "HY000", "interval time unit can not be "+strings.ToLower(ts[k+4].text)))
-				}
-				mv.every, mv.starts = n, time.Now().Truncate(time.Second)
-				if k+6 < len(ts) && ts[k+5].is("STARTS") && ts[k+6].kind == tkString {
-					if st, err := time.ParseInLocation("2006-01-02 15:04:05", ts[k+6].str(), time.Local); err == nil {
-						mv.starts = st
-					}
-				}
-			}
-		case depth == 0 && (t.is("DISTRIBUTED") || t.is("PARTITION") || t.is("KEY") || t.is("DUPLICATE")):
-			async = true
-		case depth == 0 && t.is("PROPERTIES"):
-			mv.props = propertyList(ts, k+1)
-		}
-		if asAt >= 0 {
-			break
-		}
+	async, derr := mv.parseClauses(sql, ts, next)
+	if derr != nil {
+		return c.send(derr)
 	}
-	if asAt < 0 {
-		return c.send(newDorisErr(1105, "HY000", "\nmismatched input '<EOF>' expecting 'AS'"))
-	}
-	mv.query = tailAfter(sql, asAt+1)
-	mv.create = strings.TrimRight(strings.TrimSpace(sql), ";")
 	if !async {
 		return c.createSyncMV(db, name, mv.query)
 	}
@@ -195,6 +148,9 @@ func (c *conn) createMV(sql string, ts []token) error {
 			mv.nextRun = mv.nextRun.Add(mv.interval())
 		}
 	}
+	if err := c.s.saveMV(mv); err != nil { // metadata.go
+		return c.send(newDorisErr(1105, "HY000", "failed to record the materialized view"))
+	}
 	c.s.pipe.mu.Lock()
 	c.s.pipe.mvs = append(c.s.pipe.mvs, mv)
 	c.s.pipe.mu.Unlock()
@@ -202,6 +158,64 @@ func (c *conn) createMV(sql string, ts []token) error {
 		c.s.refreshMV(mv, "MANUAL", true)
 	}
 	return c.sendOK(0, "")
+}
+
+// parseClauses reads an asynchronous MV's clauses after its name (ts[next]
+// on) into mv: build, refresh method, trigger, schedule, properties, the
+// defining query and the CREATE text. async is false for a synchronous
+// MV (no BUILD/REFRESH/ON/DISTRIBUTED/PARTITION/KEY clause).
+func (mv *mtmv) parseClauses(sql string, ts []token, next int) (async bool, derr *dorisErr) {
+	depth, asAt := 0, -1
+	for k := next; k < len(ts); k++ {
+		t := ts[k]
+		switch {
+		case t.isP("("):
+			depth++
+		case t.isP(")"):
+			depth--
+		case depth == 0 && t.is("AS"):
+			asAt = k
+		case depth == 0 && t.is("BUILD") && k+1 < len(ts):
+			async, mv.build = true, strings.ToUpper(ts[k+1].text)
+		case depth == 0 && t.is("REFRESH") && k+1 < len(ts):
+			async = true
+			if w := strings.ToUpper(ts[k+1].text); w == "COMPLETE" || w == "AUTO" || w == "NEVER" {
+				mv.method = w
+			}
+		case depth == 0 && t.is("ON") && k+1 < len(ts):
+			async = true
+			mv.trigger = strings.ToUpper(ts[k+1].text)
+			if mv.trigger == "SCHEDULE" {
+				if k+4 >= len(ts) || !ts[k+2].is("EVERY") {
+					return false, newDorisErr(1105, "HY000", "\nmismatched input after SCHEDULE expecting EVERY")
+				}
+				n, err := strconv.Atoi(ts[k+3].text)
+				mv.unit = strings.ToUpper(ts[k+4].text)
+				if err != nil || n < 1 || !slices.Contains([]string{"MINUTE", "HOUR", "DAY", "WEEK"}, mv.unit) {
+					return false, newDorisErr(1105, "HY000", "interval time unit can not be "+strings.ToLower(ts[k+4].text))
+				}
+				mv.every, mv.starts = n, time.Now().Truncate(time.Second)
+				if k+6 < len(ts) && ts[k+5].is("STARTS") && ts[k+6].kind == tkString {
+					if st, err := time.ParseInLocation("2006-01-02 15:04:05", ts[k+6].str(), time.Local); err == nil {
+						mv.starts = st
+					}
+				}
+			}
+		case depth == 0 && (t.is("DISTRIBUTED") || t.is("PARTITION") || t.is("KEY") || t.is("DUPLICATE")):
+			async = true
+		case depth == 0 && t.is("PROPERTIES"):
+			mv.props = propertyList(ts, k+1)
+		}
+		if asAt >= 0 {
+			break
+		}
+	}
+	if asAt < 0 {
+		return false, newDorisErr(1105, "HY000", "\nmismatched input '<EOF>' expecting 'AS'")
+	}
+	mv.query = tailAfter(sql, asAt+1)
+	mv.create = strings.TrimRight(strings.TrimSpace(sql), ";")
+	return async, nil
 }
 
 // propertyList reads ("k" = "v", ...) at ts[i], in order, skipping what it
@@ -356,6 +370,9 @@ func (s *Server) refreshMV(mv *mtmv, trigger string, complete bool) *mvTask {
 		if status == "SUCCESS" && mode == "NOT_REFRESH" {
 			mv.refreshState = prevState
 		}
+		if err := s.saveMVState(mv.db, mv.name, mv.refreshState); err != nil { // metadata.go
+			s.log.Warn("sim: materialized view state not persisted", "mv", mv.name, "err", err)
+		}
 		return t
 	}
 	if inSync && !complete && mv.method != "COMPLETE" {
@@ -460,6 +477,9 @@ func (c *conn) dropMV(ts []token) error {
 	}
 	if _, sent, err := c.upQuery("DROP TABLE "+qualified(db, name), "DROP MATERIALIZED VIEW "+name, 1); sent || err != nil {
 		return err
+	}
+	if err := c.s.forgetMV(db, name); err != nil { // metadata.go
+		return c.send(newDorisErr(1105, "HY000", "failed to forget the materialized view"))
 	}
 	p.mu.Lock()
 	p.mvs = slices.DeleteFunc(p.mvs, func(m *mtmv) bool { return m == mv })

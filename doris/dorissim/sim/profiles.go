@@ -217,7 +217,10 @@ var dorisVariables = map[string]string{
 	"enable_partition_cache":              "false",
 	"profile_level":                       "1",
 	"auto_profile_threshold_ms":           "-1",
-	"enable_audit_plugin":                 "true",
+	"enable_audit_plugin":                 "false", // a global (metadata.go)
+	"audit_plugin_max_batch_interval_sec": "60",
+	"audit_plugin_max_batch_bytes":        "52428800",
+	"audit_plugin_max_sql_length":         "4096",
 	"license":                             "Apache License, Version 2.0",
 	"lower_case_table_names":              "0",
 	"max_execution_time":                  "900000",

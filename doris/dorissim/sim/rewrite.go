@@ -335,6 +335,9 @@ func (c *conn) variable(name string) (string, bool) {
 		}
 		return "trace_id:" + tr, true
 	}
+	if def, ok := persistentGlobals[name]; ok {
+		return c.s.globalValue(name, def), true // metadata.go
+	}
 	if v, ok := c.vars[name]; ok {
 		return v, true
 	}

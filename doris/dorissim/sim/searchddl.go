@@ -106,6 +106,20 @@ func (c *conn) parseIndexDef(item []token, i int) (searchIndex, *dorisErr) {
 	return ix, nil
 }
 
+// invertedDefaults applies the default Doris's catalog Index constructor
+// gives an inverted index (apache/doris#37949, in 2.0.14, 2.1.5 and 3.0.1,
+// so in every release the profiles cover): support_phrase "true" when a
+// parser is given and support_phrase is not. (The same constructor also
+// stores lower_case "true" when absent; the simulator does not show that
+// one yet: see the fidelity ledger.)
+func invertedDefaults(props map[string]string) {
+	if _, ok := props["parser"]; ok {
+		if _, ok := props["support_phrase"]; !ok {
+			props["support_phrase"] = "true"
+		}
+	}
+}
+
 // validParsers are the inverted index parsers of a release.
 func (p profile) validParsers() []string {
 	if p.atLeast("4.0") {
@@ -136,6 +150,7 @@ func checkIndexColumn(p profile, ix *searchIndex, dorisType string, notNull bool
 		strings.HasPrefix(dorisType, "array<varchar") || strings.HasPrefix(dorisType, "array<string")
 	switch ix.kind {
 	case "INVERTED":
+		invertedDefaults(ix.props)
 		parser, ok := ix.props["parser"]
 		if !ok {
 			return nil
@@ -191,6 +206,9 @@ func (c *conn) dropTable(sql string, ts []token) error {
 	}
 	if err := c.s.saveIndexes(db, table, true, nil); err != nil {
 		return c.send(newDorisErr(1105, "HY000", "failed to drop the table's indexes"))
+	}
+	if err := c.s.forgetTableStats(db, table); err != nil { // metadata.go: statistics die with their table
+		return c.send(newDorisErr(1105, "HY000", "failed to drop the table's statistics"))
 	}
 	return c.sendOK(0, "")
 }

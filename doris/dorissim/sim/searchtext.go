@@ -328,9 +328,15 @@ func (c *conn) rewriteMatch(all []token, idx []int, k int, refs map[string]qname
 		return k, newDorisErr(1105, "HY000", "(127.0.0.1)[INVERTED_INDEX_NOT_SUPPORTED]"+strings.ToLower(op)+" not support execute_match")
 	}
 	an := analyzerFor(ix.props)
-	if (op == "MATCH_PHRASE" || op == "MATCH_PHRASE_PREFIX") && an.parser != "none" && ix.props["support_phrase"] != "true" &&
-		c.s.profile().atLeast("4.0") {
-		return k, newDorisErr(1105, "HY000", "(127.0.0.1)[INDEX_INVALID_PARAMETERS]phrase queries require setting support_phrase = true")
+	if (op == "MATCH_PHRASE" || op == "MATCH_PHRASE_PREFIX") && an.parser != "none" && ix.props["support_phrase"] != "true" {
+		// Every release refuses a phrase on an index without positions; the
+		// BE's error code was renamed in 4.0 (INVERTED_INDEX_INVALID_PARAMETERS
+		// before, INDEX_INVALID_PARAMETERS after).
+		code := "INVERTED_INDEX_INVALID_PARAMETERS"
+		if c.s.profile().atLeast("4.0") {
+			code = "INDEX_INVALID_PARAMETERS"
+		}
+		return k, newDorisErr(1105, "HY000", "(127.0.0.1)["+code+"]phrase queries require setting support_phrase = true")
 	}
 	rep := "NULL"
 	if lit := all[idx[k+1]]; lit.kind == tkString {

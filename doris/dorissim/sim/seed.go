@@ -9,7 +9,7 @@ import (
 
 // seedVersion changes whenever the __doris_sim layout changes; an upstream
 // already seeded with the same version is left alone.
-const seedVersion = "sim-seed-v5"
+const seedVersion = "sim-seed-v6"
 
 // seed creates the __doris_sim schema (Doris-only information_schema tables
 // and per-version views) through the first admin account in Options.Users.
@@ -33,6 +33,16 @@ func (s *Server) seed(ctx context.Context) error {
 		return fmt.Errorf("sim: seed lock: %w", err)
 	}
 	defer up.exec("SELECT RELEASE_LOCK('__doris_sim_seed')")
+	// What a Doris FE creates or reads at every start: the internal schema
+	// and the simulator's metadata (metadata.go). Neither is replaced.
+	for _, stmt := range append(internalSchemaStatements(), metadataStatements()...) {
+		if err := up.exec(stmt); err != nil {
+			return fmt.Errorf("sim: create internal schema: %w (statement: %.200s)", err, stmt)
+		}
+	}
+	if err := s.loadGlobals(up); err != nil {
+		return fmt.Errorf("sim: read persisted globals: %w", err)
+	}
 	if r, err := up.query("SELECT v FROM "+simSchema+".sim_meta WHERE k = 'seed'", 1); err == nil && r != nil &&
 		len(r.rows) == 1 && deref(r.rows[0][0]) == seedVersion {
 		return nil
@@ -40,11 +50,6 @@ func (s *Server) seed(ctx context.Context) error {
 	t0 := time.Now()
 	for _, stmt := range s.seedStatements() {
 		if err := up.exec(stmt); err != nil {
-			if strings.Contains(stmt, "audit_log") {
-				// The upstream has no __internal_schema.audit_log (not the demo data set).
-				s.log.Warn("sim: audit_log view not created", "err", err)
-				continue
-			}
 			return fmt.Errorf("sim: seed upstream: %w (statement: %.200s)", err, stmt)
 		}
 	}

@@ -167,6 +167,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	s.pipe = newPipeline()
+	if err := s.loadPersisted(); err != nil {
+		return nil, err
+	}
 	l, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("sim: listen %s: %w", o.Listen, err)

@@ -905,6 +905,9 @@ func (c *conn) set(sql string, ts []token) error {
 		if n.global && !c.admin {
 			return c.send(adminDenied())
 		}
+		if !n.global && globalOnly(n.name) {
+			return c.send(newDorisErr(1229, "HY000", fmt.Sprintf("Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL", n.name)))
+		}
 	}
 	if newTimeout >= 0 {
 		upstream = append(upstream, fmt.Sprintf("max_statement_time = %d", newTimeout))
@@ -922,6 +925,12 @@ func (c *conn) set(sql string, ts []token) error {
 	}
 	for _, n := range natives {
 		if n.global {
+			if globalOnly(n.name) {
+				n.value = strings.ToLower(strings.Trim(n.value, `'"`))
+				if err := c.s.persistGlobal(n.name, n.value); err != nil { // metadata.go
+					return c.send(newDorisErr(1105, "HY000", "failed to persist global variable: "+err.Error()))
+				}
+			}
 			c.s.setGlobal(n.name, n.value) // globals.go
 		}
 		switch n.name {

@@ -193,13 +193,21 @@ func readLenencString(b []byte) (s []byte, size int, null bool, err error) {
 
 // --- packet builders ---
 
+// okPacket builds an OK packet as Doris's MysqlOkPacket writes it to a
+// client without CLIENT_SESSION_TRACK or CLIENT_DEPRECATE_EOF (the simulator
+// offers neither): the info text is a length-encoded string when it is not
+// empty, and absent when it is. libmariadb reads it as length-encoded, so an
+// unprefixed text is a "malformed packet" there.
 func okPacket(affected, insertID uint64, status, warnings uint16, info string) []byte {
 	b := []byte{0x00}
 	b = appendLenencInt(b, affected)
 	b = appendLenencInt(b, insertID)
 	b = binary.LittleEndian.AppendUint16(b, status)
 	b = binary.LittleEndian.AppendUint16(b, warnings)
-	return append(b, info...)
+	if info == "" {
+		return b
+	}
+	return appendLenencString(b, info)
 }
 
 func eofPacket(status uint16) []byte {
