@@ -174,17 +174,22 @@ func generator(name string) bool {
 }
 
 // lowerName returns the lower-case name of a function-name token (a word,
-// or a backquoted identifier with “ undoubled), or "" when it is no ASCII
-// identifier (such a name is never a builtin).
+// or a backquoted identifier with doubled backquotes undoubled), or "" when
+// it is no ASCII identifier (such a name is never a builtin). Doris looks
+// functions up by Java's toLowerCase, which maps the Kelvin sign U+212A to
+// k (so a backquoted ai_mas<U+212A> is ai_mask); strings.ToLower maps it,
+// and U+0130, to ASCII too, so the guard sees the name Doris resolves, or
+// a stricter one.
 func lowerName(t Token) string {
 	s := t.Text
 	if t.Kind == TokQuoted {
 		s = strings.ReplaceAll(s[1:len(s)-1], "``", "`")
 	}
+	s = strings.ToLower(s)
 	if !ValidFunctionName(s) {
 		return ""
 	}
-	return strings.ToLower(s)
+	return s
 }
 
 // egressError is the refusal of the function named by t.

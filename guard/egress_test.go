@@ -62,6 +62,7 @@ func TestEgressRefusedByDefault(t *testing.T) {
 		"SELECT ai_generate('x')", "SELECT AI_SUMMARIZE(body) FROM t", "SELECT `ai_mask`(a, ['x']) FROM t",
 		"SELECT embed('r', body) FROM t", "SELECT db.EMBED('r', b) FROM t", "SELECT * FROM t WHERE ai_filter(b)",
 		"SELECT ai_agg(body, 'x') FROM t GROUP BY k", "SHOW TABLES WHERE ai_filter(Tables_in_db) = 1",
+		"SELECT `ai_mas\u212a`(a, ['x']) FROM t", // the Kelvin sign lower-cases to k in Java too
 	} {
 		if _, err := guard.Check(sql); !errors.Is(err, &guard.Error{Reason: guard.ReasonEgressFunction}) {
 			t.Errorf("Check(%q) = %v, want %s", sql, err, guard.ReasonEgressFunction)
@@ -168,4 +169,47 @@ func TestValidFunctionName(t *testing.T) {
 			t.Errorf("ValidFunctionName(%q) = %v, want %v", name, got, want)
 		}
 	}
+}
+
+// FuzzPolicy checks, for any input, that allowing functions only ever
+// allows more, and only those functions: what Check accepts, a Policy
+// accepts; what only the Policy accepts, Check refused with
+// EGRESS_FUNCTION naming an allowed function.
+func FuzzPolicy(f *testing.F) {
+	for _, c := range egressCases {
+		for _, sql := range spellings(c.fn, c.args) {
+			f.Add(sql)
+		}
+	}
+	for _, dir := range []string{"allow", "deny"} {
+		for _, cs := range loadCorpus(f, dir) {
+			f.Add(cs.sql)
+		}
+	}
+	allowed := []string{"s3", "http", "local", "ai_generate", "no_such_tvf", "my_udtf"}
+	p := &guard.Policy{AllowFunctions: allowed}
+	f.Fuzz(func(t *testing.T, sql string) {
+		_, strictErr := guard.Check(sql)
+		_, err := p.Check(sql)
+		if strictErr == nil {
+			if err != nil {
+				t.Fatalf("Check accepted %q but the policy refused it: %v", sql, err)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		var ge *guard.Error
+		if !errors.As(strictErr, &ge) || ge.Reason != guard.ReasonEgressFunction {
+			t.Fatalf("the policy accepted %q, which Check refused for %v", sql, strictErr)
+		}
+		ok := false
+		for _, a := range allowed {
+			ok = ok || ge.Name == a
+		}
+		if !ok {
+			t.Fatalf("the policy accepted %q, refused by Check for %q, which is not allowed", sql, ge.Name)
+		}
+	})
 }

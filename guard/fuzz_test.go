@@ -107,7 +107,10 @@ func FuzzCheck(f *testing.F) {
 				code[i+1].Kind != guard.TokPunct || code[i+1].Text != "(" {
 				continue
 			}
-			name := strings.ToLower(strings.Trim(tk.Text, "`"))
+			name := strings.ToLower(strings.ReplaceAll(strings.Trim(tk.Text, "`"), "``", "`"))
+			if !guard.ValidFunctionName(name) {
+				continue // not a name Doris resolves to a builtin
+			}
 			if egressNames[name] || strings.HasPrefix(name, "ai_") || strings.HasPrefix(name, "llm_") {
 				t.Fatalf("Check accepted a call of %s in %q", name, sql)
 			}
