@@ -104,6 +104,12 @@ func (r *Runtime) CheckSQL(sqlText string, params map[string]any) (*guard.Statem
 	return st, nil
 }
 
+// Policy is the egress policy caller SQL is checked under
+// (EGRESS_ALLOWED_FUNCTIONS), for the handlers that check SQL with
+// guard themselves: Policy().Check is guard.Check with the operator's
+// allowed functions.
+func (r *Runtime) Policy() *guard.Policy { return r.policy }
+
 func GuardError(err error) error {
 	var ge *guard.Error
 	if !errors.As(err, &ge) {
