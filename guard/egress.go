@@ -11,15 +11,16 @@ import "strings"
 // embed()). Doris's privileges do not stop these (http() checks none), so
 // the guard refuses them unless the operator allowed the function by name.
 //
-// The tables below are drawn from Doris's own registries, read on
-// branch-2.1, branch-3.0, branch-3.1, branch-4.0 and master:
+// The tables below are drawn from Doris's own registries, in the versions
+// of the 2.x to 4.x sources that could be read:
 // fe/fe-core/src/main/java/org/apache/doris/catalog/BuiltinTableValuedFunctions.java,
-// .../tablefunction/TableValuedFunctionIf.java (getTableFunction),
-// .../nereids/trees/expressions/functions/table/*.java (the TVF names) and
-// .../nereids/trees/expressions/functions/ai/*.java with
-// BuiltinScalarFunctions.java and BuiltinAggregateFunctions.java (the AI
-// functions). A table function the guard does not know is refused the same
-// way: a new Doris version's TVF is judged by a person, not by default.
+// .../tablefunction/TableValuedFunctionIf.java (getTableFunction), the
+// table-function classes of .../nereids/trees/expressions/functions/table/
+// (their names) and .../nereids/trees/expressions/functions/ai/ (the AI
+// functions, llm_* before they were renamed). A table function the guard
+// does not know is refused the same way, so a new Doris version's TVF, or
+// one whose name could not be confirmed, is judged by a person, not by
+// default.
 
 // Policy is what a statement may reach outside Doris's catalogs. The zero
 // Policy (and a nil *Policy) refuses every function that reaches outside;
