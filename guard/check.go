@@ -324,7 +324,7 @@ func (c *checker) explain(st *Statement, cmd Token, id wordID) (family, *Error) 
 	if t.Kind == tokErr {
 		return 0, c.peekErr(0)
 	}
-	if tid := c.peekKw(0).id(); t.is("(") || tid == idSelect || tid == idWith || tid == idValues {
+	if tid := c.peekKw(0).id(); t.is("(") || tid == idSelect || tid == idWith || tid == idValues && c.peek(1).is("(") {
 		st.Kind = Explain
 		c.prev, c.prevKw = Token{Kind: tokEOF}, 0
 		c.stmtStart = true
@@ -549,7 +549,7 @@ func (c *checker) clause(t Token, f kw) *Error {
 		}
 	case idJoin:
 		c.relNext = true
-	case idWhere, idGroup, idHaving, idOrder, idLimit, idQualify, idWindow:
+	case idWhere, idGroup, idHaving, idOrder, idLimit, idQualify, idWindow, idValues:
 		c.fromAt &^= b
 	case idView:
 		if c.prevKw.id() == idLateral {

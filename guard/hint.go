@@ -79,7 +79,7 @@ func checkHint(t Token) *Error {
 			}
 		case TokPunct:
 			switch ht.Text {
-			case ",", ".", "=", "(", ")", "{", "}", "[", "]", "-":
+			case ",", ".", "=", "(", ")", "{", "}", "[", "]", "-", "*": // "*": no_use_mv(t1.*)
 			default:
 				return bad(ht.Pos, "punctuation that no hint of Doris's grammar takes")
 			}

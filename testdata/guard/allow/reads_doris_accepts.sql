@@ -93,3 +93,25 @@ SELECT 's3(''x'')', "http(1)" FROM t
 SHOW LOAD WARNINGS FROM db1 WHERE LABEL = 'l1'
 -- case: subquery whose select list starts with a parenthesis
 SELECT * FROM (SELECT (1) AS a) x, (WITH c (k) AS (SELECT 1) SELECT k FROM c) y
+-- case: values rows holding calls in a from clause
+SELECT * FROM (VALUES (1), (abs(-2))) AS v(a)
+-- case: describe a table named values
+DESC `values`
+-- case: iceberg incremental scan parameters
+SELECT * FROM ice.db.t@incr('startSnapshotId' = '1') WHERE k > 0
+-- case: table sample and time travel
+SELECT * FROM ice.db.t FOR VERSION AS OF 123 TABLESAMPLE(10 PERCENT)
+-- case: doris regression hint before select
+explain shape plan /*+ leading(t2 broadcast t1) */ select count(*) from t1 join t2 on c1 = c2;
+-- case: doris regression leading with braces and bracket join hint
+explain shape plan select /*+ leading(t3 {t1 t2}) */ count(*) from t1 join [shuffle] t2 on c1 > c2 join t3 on c2 > c3 where c1 < 100;
+-- case: doris regression two leading hints
+explain shape plan /*+ leading(t2 broadcast t1) */ select /*+ leading(t2 broadcast t1) */ count(*) from t1 join t2 on c1 = c2;
+-- case: doris regression no_use_mv with a star
+select /*+ no_use_mv(t1.*) */ k1 from t1 group by k1;
+-- case: doris regression no_use_mv with a quoted star
+select /*+ no_use_mv(t1.`*`) */ k1 from t1;
+-- case: doris regression two use_mv hints
+select /*+ use_mv(t1.r1), use_mv(t1.r2) */ k1 from t1;
+-- case: doris regression hint glued to its end
+explain memo plan select /*+ use_mv(internal.test_cbo_use_mv.mv1)*/ * from t1

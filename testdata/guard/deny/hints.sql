@@ -95,3 +95,6 @@ HELP
 -- case: empty statements only
 -- reason: EMPTY_STATEMENT
 ; ;
+-- case: doris regression routing hint that is no planner hint
+-- reason: CLIENT_HINT
+explain shape plan select /*+DBP: ROUTE={GROUP_ID(zjaq)}*/ count(*) from t1;
