@@ -139,7 +139,7 @@ func mcpCall(t *testing.T, base, path, token, method, name string, params map[st
 	for k, v := range params {
 		p[k] = v
 	}
-	legacy := path == "/mcp/legacy"
+	legacy := path == "/mcp/legacy" || strings.HasPrefix(path, "/mcp/legacy?")
 	if !legacy {
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{}, "io.modelcontextprotocol/clientInfo": map[string]any{"name": "auth-test", "version": "1"}}

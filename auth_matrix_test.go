@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -37,11 +38,31 @@ var matrixMethods = []matrixMethod{
 
 // outcome is what a credential state must get: "ok", "401" (invalid or
 // missing credential), "scope" (403 for methods needing a scope the
-// credential lacks, ok otherwise), or "403all" (403 on every method: a
-// token without OAUTH_REQUIRED_SCOPE).
+// credential lacks, ok otherwise), "403all" (403 on every method: a
+// token without OAUTH_REQUIRED_SCOPE), or "400" (a token in the URL:
+// invalid_request, whatever the header holds).
 type credState struct {
 	name, token, outcome string
 	desc                 string // part of error_description (401s)
+	url                  string // sent as ?access_token= too, when set
+}
+
+// urlStates are the URL-token cases of a mode whose valid token is valid:
+// beside a valid header, and alone.
+func urlStates(valid string) []credState {
+	return []credState{
+		{name: "valid token also in the URL", token: valid, outcome: "400", url: valid},
+		{name: "token only in the URL", outcome: "400", url: valid},
+	}
+}
+
+// matrixPath is the request path of a state: mm's, with the state's URL
+// token.
+func matrixPath(mm matrixMethod, st credState) string {
+	if st.url == "" {
+		return mm.path
+	}
+	return mm.path + "?access_token=" + url.QueryEscape(st.url)
 }
 
 // TestAuthMatrix: every MCP method × every credential state × every mode,
@@ -75,21 +96,21 @@ func TestAuthMatrix(t *testing.T) {
 	jwtStates := func(iss, aud string, alg string) []credState {
 		kid := keys.KIDs[alg]
 		valid := sign(alg, kid, claimsFor(iss, aud, full, nil))
-		return []credState{
-			{"none", "", "401", ""},
-			{"valid", valid, "ok", ""},
-			{"expired", sign(alg, kid, claimsFor(iss, aud, full, map[string]any{"exp": now.Unix() - 3600})), "401", "expired"},
-			{"not yet valid", sign(alg, kid, claimsFor(iss, aud, full, map[string]any{"nbf": now.Unix() + 3600})), "401", "not valid yet"},
-			{"wrong audience", sign(alg, kid, claimsFor(iss, "https://other.test/mcp", full, nil)), "401", "audience"},
-			{"wrong issuer", sign(alg, kid, claimsFor("https://evil.test", aud, full, nil)), "401", ""},
-			{"tampered signature", authtest.Tamper(valid), "401", "signature"},
-			{"alg none", authtest.Sign(map[string]any{"alg": "none"}, claimsFor(iss, aud, full, nil), nil), "401", ""},
+		return append([]credState{
+			{"none", "", "401", "", ""},
+			{"valid", valid, "ok", "", ""},
+			{"expired", sign(alg, kid, claimsFor(iss, aud, full, map[string]any{"exp": now.Unix() - 3600})), "401", "expired", ""},
+			{"not yet valid", sign(alg, kid, claimsFor(iss, aud, full, map[string]any{"nbf": now.Unix() + 3600})), "401", "not valid yet", ""},
+			{"wrong audience", sign(alg, kid, claimsFor(iss, "https://other.test/mcp", full, nil)), "401", "audience", ""},
+			{"wrong issuer", sign(alg, kid, claimsFor("https://evil.test", aud, full, nil)), "401", "", ""},
+			{"tampered signature", authtest.Tamper(valid), "401", "signature", ""},
+			{"alg none", authtest.Sign(map[string]any{"alg": "none"}, claimsFor(iss, aud, full, nil), nil), "401", "", ""},
 			{"HS256 with the RS256 public key", authtest.Sign(map[string]any{"alg": "HS256", "kid": keys.KIDs["RS256"]},
-				claimsFor(iss, aud, full, nil), []byte(keys.PublicPEM("RS256"))), "401", ""},
-			{"unknown token", "an-opaque-string-nobody-issued-0123456789", "401", ""},
-			{"unknown kid", sign(alg, "kid-nobody-published", claimsFor(iss, aud, full, nil)), "401", "unknown key"},
-			{"insufficient scope", sign(alg, kid, claimsFor(iss, aud, "tool:list", map[string]any{"permissions": []string{"tool:list"}})), "scope", ""},
-		}
+				claimsFor(iss, aud, full, nil), []byte(keys.PublicPEM("RS256"))), "401", "", ""},
+			{"unknown token", "an-opaque-string-nobody-issued-0123456789", "401", "", ""},
+			{"unknown kid", sign(alg, "kid-nobody-published", claimsFor(iss, aud, full, nil)), "401", "unknown key", ""},
+			{"insufficient scope", sign(alg, kid, claimsFor(iss, aud, "tool:list", map[string]any{"permissions": []string{"tool:list"}})), "scope", "", ""},
+		}, urlStates(valid)...)
 	}
 
 	// Static tokens: the states a digest can have, and every JWT-shaped
@@ -103,13 +124,13 @@ func TestAuthMatrix(t *testing.T) {
 		{"id":"expired","digest":%q,"expires_at":"2020-01-01T00:00:00Z"},
 		{"id":"revoked","digest":%q,"disabled":true},
 		{"id":"narrow","digest":%q,"permissions":["tool:list"]}]}`, dg(tokExpired), dg(tokRevoked), dg(tokNarrow)))
-	tokenStates := []credState{
-		{"none", "", "401", ""},
-		{"valid", tokValid, "ok", ""},
-		{"expired", tokExpired, "401", "expired"},
-		{"revoked", tokRevoked, "401", "revoked"},
-		{"insufficient scope", tokNarrow, "scope", ""},
-	}
+	tokenStates := append([]credState{
+		{"none", "", "401", "", ""},
+		{"valid", tokValid, "ok", "", ""},
+		{"expired", tokExpired, "401", "expired", ""},
+		{"revoked", tokRevoked, "401", "revoked", ""},
+		{"insufficient scope", tokNarrow, "scope", "", ""},
+	}, urlStates(tokValid)...)
 	for _, s := range jwtStates(jwtIss, jwtAud, "RS256")[2:] {
 		if s.outcome == "401" && s.name != "expired" {
 			s.desc = "not valid"
@@ -122,7 +143,7 @@ func TestAuthMatrix(t *testing.T) {
 	oauthStates := func(base string) []credState {
 		res := base + "/mcp"
 		st := jwtStates(as.Issuer(), res, "ES256")
-		st = append(st, credState{"missing the required scope", sign("ES256", keys.KIDs["ES256"], claimsFor(as.Issuer(), res, "resource:read", nil)), "403all", ""})
+		st = append(st, credState{"missing the required scope", sign("ES256", keys.KIDs["ES256"], claimsFor(as.Issuer(), res, "resource:read", nil)), "403all", "", ""})
 		opaque := func(tok string, mod map[string]any) string {
 			r := map[string]any{"sub": "opaque-user", "scope": full, "aud": res, "iss": as.Issuer(), "exp": now.Unix() + 600, "token_type": "Bearer"}
 			for k, v := range mod {
@@ -133,12 +154,14 @@ func TestAuthMatrix(t *testing.T) {
 		}
 		revoked := opaque("opaque-revoked-0123456789abcdef", nil)
 		as.Revoke(revoked)
+		valid := opaque("opaque-valid-0123456789abcdef", nil)
+		st = append(st, urlStates(valid)...)
 		return append(st,
-			credState{"opaque valid", opaque("opaque-valid-0123456789abcdef", nil), "ok", ""},
-			credState{"opaque revoked", revoked, "401", "not active"},
-			credState{"opaque wrong audience", opaque("opaque-aud-0123456789abcdef", map[string]any{"aud": "https://other.test/mcp"}), "401", "audience"},
-			credState{"opaque expired", opaque("opaque-exp-0123456789abcdef", map[string]any{"exp": now.Unix() - 3600}), "401", "expired"},
-			credState{"opaque insufficient scope", opaque("opaque-narrow-0123456789abcdef", map[string]any{"scope": "tool:list"}), "scope", ""},
+			credState{"opaque valid", valid, "ok", "", ""},
+			credState{"opaque revoked", revoked, "401", "not active", ""},
+			credState{"opaque wrong audience", opaque("opaque-aud-0123456789abcdef", map[string]any{"aud": "https://other.test/mcp"}), "401", "audience", ""},
+			credState{"opaque expired", opaque("opaque-exp-0123456789abcdef", map[string]any{"exp": now.Unix() - 3600}), "401", "expired", ""},
+			credState{"opaque insufficient scope", opaque("opaque-narrow-0123456789abcdef", map[string]any{"scope": "tool:list"}), "scope", "", ""},
 		)
 	}
 
@@ -174,14 +197,14 @@ func TestAuthMatrix(t *testing.T) {
 				for _, mm := range matrixMethods {
 					t.Run(st.name+"/"+strings.TrimPrefix(mm.path, "/")+"/"+mm.method, func(t *testing.T) {
 						requests++
-						rep := mcpCall(t, srv.base, mm.path, st.token, mm.method, mm.name, mm.params)
+						rep := mcpCall(t, srv.base, matrixPath(mm, st), st.token, mm.method, mm.name, mm.params)
 						checkMatrixReply(t, rep, st, mm, m.oauth, srv.base)
 					})
 				}
 			}
 			logs := srv.logs.String()
 			for _, st := range states {
-				if st.token != "" && strings.Contains(logs, st.token) {
+				if st.token != "" && strings.Contains(logs, st.token) || st.url != "" && strings.Contains(logs, st.url) {
 					t.Errorf("state %q: the token reached the server log", st.name)
 				}
 			}
@@ -195,7 +218,7 @@ func TestAuthMatrix(t *testing.T) {
 
 func checkMatrixReply(t *testing.T, rep mcpReply, st credState, mm matrixMethod, oauth bool, base string) {
 	t.Helper()
-	if st.token != "" && strings.Contains(string(rep.body), st.token) {
+	if st.token != "" && strings.Contains(string(rep.body), st.token) || st.url != "" && strings.Contains(string(rep.body), st.url) {
 		t.Fatalf("the reply echoes the token: %s", rep.body)
 	}
 	meta := `resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp"`
@@ -221,6 +244,11 @@ func checkMatrixReply(t *testing.T, rep mcpReply, st credState, mm matrixMethod,
 		}
 		if oauth != strings.Contains(rep.challenge, meta) || oauth != strings.Contains(rep.challenge, `scope="tool:list"`) {
 			t.Fatalf("challenge %q: resource_metadata and scope must appear exactly under OAuth", rep.challenge)
+		}
+	case "400":
+		if rep.status != 400 || !strings.HasPrefix(rep.challenge, "Bearer ") || !strings.Contains(rep.challenge, `error="invalid_request"`) ||
+			!strings.Contains(rep.challenge, "query string") || rep.msg.Error == nil {
+			t.Fatalf("got %d %q %s, want 400 invalid_request refusing the token in the query string", rep.status, rep.challenge, rep.body)
 		}
 	case "scope", "403all":
 		want := mm.scope

@@ -163,6 +163,7 @@ func (c *Config) load(l *loader) {
 	l.int("MAX_RESPONSE_CONTENT_SIZE", &d.MaxResponseContentSize)
 	l.bool("ENABLE_MASKING", &d.EnableMasking)
 	l.document("MASKING_RULES_JSON", &d.MaskingRules)
+	l.list("EGRESS_ALLOWED_FUNCTIONS", &d.AllowedFunctions)
 	l.seconds("CAPABILITY_SNAPSHOT_TTL_SECONDS", &d.CapabilityTTL)
 	l.seconds("CAPABILITY_PROBE_TIMEOUT_SECONDS", &d.ProbeTimeout)
 	l.seconds("CAPABILITY_STALE_GRACE_SECONDS", &d.StaleGrace)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
 	"github.com/doris-mcp/doris-mcp-server/auth/dorisoauth"
@@ -61,7 +62,15 @@ func withDorisOAuth(ctx context.Context, cfg Config, rt *doris.Runtime, policy *
 		return nil, nil, err
 	}
 	s.Start(ctx)
-	o.Identify = s.Identify
+	o.Identify = func(r *http.Request) (auth.Identity, error) {
+		// The mode's own bearer check reads only the header; a token in
+		// the URL is refused here as every other mode refuses it.
+		if e := auth.QueryToken(r); e != nil {
+			e.Challenge = `Bearer error="invalid_request", error_description="` + e.Description + `"`
+			return auth.Identity{}, e
+		}
+		return s.Identify(r)
+	}
 	o.Mount = s.Mount()
 	log.Info("Doris-backed OAuth enabled", "issuer", s.Issuer(), "resource", s.Resource(), "peers", len(cfg.DorisOAuth.Peers))
 	return s, func() { s.Close() }, nil

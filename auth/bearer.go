@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -22,8 +23,8 @@ var ErrNoCredential = errors.New("auth: no bearer credential")
 // *Error (400 invalid_request) when the credential is malformed, repeated,
 // or also sent in the query string, which RFC 9700 and MCP forbid.
 func BearerToken(r *http.Request) (string, error) {
-	if r.URL != nil && r.URL.Query().Has("access_token") {
-		return "", malformed("an access token is never accepted in the query string")
+	if err := QueryToken(r); err != nil {
+		return "", err
 	}
 	vals := r.Header.Values("Authorization")
 	switch {
@@ -33,6 +34,27 @@ func BearerToken(r *http.Request) (string, error) {
 		return "", malformed("the Authorization header must appear once")
 	}
 	return parseBearer(vals[0])
+}
+
+// QueryToken returns the 400 invalid_request *Error when r carries an
+// access_token in its query string (RFC 6750 §2.3, which RFC 9700 and MCP
+// forbid: URLs end up in logs, histories and Referer headers), else nil.
+// Every mode calls it before it looks at the Authorization header, so a
+// token in the URL is refused even beside a valid header. The parameter
+// is found however it is percent-encoded, and also in a query that
+// url.ParseQuery would reject (a ";" in it drops the pair there).
+func QueryToken(r *http.Request) *Error {
+	if r.URL == nil || r.URL.RawQuery == "" {
+		return nil
+	}
+	q := r.URL.RawQuery
+	if u, err := url.QueryUnescape(q); err == nil {
+		q = u
+	}
+	if strings.Contains(strings.ToLower(q), "access_token") {
+		return malformed("an access token is never accepted in the query string")
+	}
+	return nil
 }
 
 // parseBearer parses one Authorization header value.

@@ -36,6 +36,10 @@ func TestBearerToken(t *testing.T) {
 		{"too long", []string{"Bearer " + long}, "", "", "invalid_request"},
 		{"token in the query", []string{"Bearer abc"}, "access_token=abc", "", "invalid_request"},
 		{"query only", nil, "access_token=abc", "", "invalid_request"},
+		{"query percent-encoded name", []string{"Bearer abc"}, "access%5Ftoken=abc", "", "invalid_request"},
+		{"query after a semicolon", []string{"Bearer abc"}, "a=1;access_token=abc", "", "invalid_request"},
+		{"query upper case name", []string{"Bearer abc"}, "ACCESS_TOKEN=abc", "", "invalid_request"},
+		{"other query", []string{"Bearer abc"}, "session=1", "abc", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/mcp?"+tc.query, nil)

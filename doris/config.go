@@ -10,6 +10,7 @@ import (
 
 	"github.com/doris-mcp/doris-mcp-server/doris/metricflow"
 	"github.com/doris-mcp/doris-mcp-server/doris/ossie"
+	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
 // Config is the Doris side of the server: where Doris is, who the global
@@ -55,7 +56,16 @@ type Config struct {
 	MetricFlow metricflow.Config // METRICFLOW_*: the MetricFlow provider of doris_semantic
 	Governance GovernanceConfig
 	Lakehouse  LakehouseLimits // LAKEHOUSE_*
+
+	// AllowedFunctions is EGRESS_ALLOWED_FUNCTIONS: functions the egress
+	// policy refuses by default (guard/egress.go) that the operator
+	// allows, in lower case. Empty: every such function is refused.
+	AllowedFunctions []string
 }
+
+// EgressSetting is the variable that allows functions the egress policy
+// refuses.
+const EgressSetting = "EGRESS_ALLOWED_FUNCTIONS"
 
 // GovernanceConfig bounds the doris_governance children.
 type GovernanceConfig struct {
@@ -149,6 +159,11 @@ func (c *Config) Validate() []error {
 	}
 	if c.User == "" {
 		fail("DORIS_USER", "is empty")
+	}
+	for _, f := range c.AllowedFunctions {
+		if !guard.ValidFunctionName(f) {
+			fail(EgressSetting, "%q is not a function name (letters, digits and _, at most 64)", f)
+		}
 	}
 	if c.FEHTTPPort < 0 || c.FEHTTPPort > 65535 {
 		fail("DORIS_FE_HTTP_PORT", "%d is outside 0..65535", c.FEHTTPPort)

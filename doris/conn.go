@@ -26,6 +26,7 @@ type connector struct {
 	connectors []driver.Connector
 	preferred  atomic.Int32 // index of the FE that answered last
 	log        *slog.Logger
+	policy     *guard.Policy // the egress policy the boundary applies
 }
 
 // newConnector builds one go-sql-driver connector per FE from a template
@@ -85,7 +86,8 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			continue
 		}
 		c.preferred.Store(int32(idx))
-		tc := &trackedConn{conn: dc, net: held.conn, addr: c.addrs[idx], home: c.database, catalog: "internal", database: c.database, dbKnown: true}
+		tc := &trackedConn{conn: dc, net: held.conn, addr: c.addrs[idx], home: c.database, catalog: "internal", database: c.database, dbKnown: true,
+			policy: c.policy}
 		if err := tc.loadID(ctx); err != nil {
 			dc.Close()
 			return nil, err
@@ -129,6 +131,9 @@ type trackedConn struct {
 	addr string
 	id   int64
 	home string // the route's session database (DORIS_DATABASE, or the identity's own)
+	// policy is the egress policy statements are checked under: the
+	// runtime's, so the boundary allows exactly what CheckSQL allowed.
+	policy *guard.Policy
 
 	// Session state, touched only by the goroutine holding the connection:
 	// the current catalog, and the current database when dbKnown (after a
@@ -156,11 +161,11 @@ func (tc *trackedConn) interrupt() {
 // boundary without passing the guard.
 var ErrNotReadOnly = errors.New("doris: statement refused at the connection boundary")
 
-func boundary(query string) error {
+func boundary(query string, p *guard.Policy) error {
 	if guard.SessionControl(query) {
 		return nil
 	}
-	if _, err := guard.Check(query); err != nil {
+	if _, err := p.Check(query); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotReadOnly, err)
 	}
 	return nil
@@ -194,7 +199,7 @@ func (tc *trackedConn) QueryContext(ctx context.Context, query string, args []dr
 	if len(args) > 0 {
 		return nil, errors.New("doris: statements are sent without driver arguments")
 	}
-	if err := boundary(query); err != nil {
+	if err := boundary(query, tc.policy); err != nil {
 		return nil, err
 	}
 	return tc.conn.(driver.QueryerContext).QueryContext(ctx, traced(ctx, query), nil) // trace.go
@@ -204,7 +209,7 @@ func (tc *trackedConn) ExecContext(ctx context.Context, query string, args []dri
 	if len(args) > 0 {
 		return nil, errors.New("doris: statements are sent without driver arguments")
 	}
-	if err := boundary(query); err != nil {
+	if err := boundary(query, tc.policy); err != nil {
 		return nil, err
 	}
 	return tc.conn.(driver.ExecerContext).ExecContext(ctx, traced(ctx, query), nil) // trace.go

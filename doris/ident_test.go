@@ -76,12 +76,12 @@ func TestIdentsPassTheBoundary(t *testing.T) {
 func TestBoundary(t *testing.T) {
 	for _, ok := range []string{"SELECT 1", "SHOW TABLES", "SET query_timeout = 30", "USE `demo`", "SWITCH `hive`", "KILL QUERY 42",
 		`SET session_context = "trace_id:1a629a10-153f-4235-a2d8-5c2688eb3bd6"`, "SET enable_profile = true"} {
-		if err := boundary(ok); err != nil {
+		if err := boundary(ok, nil); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"DELETE FROM t", "SET GLOBAL read_only = 0", "KILL 42", "USE demo; DROP TABLE t", "SET query_timeout = 0", "SELECT 1; SELECT 2"} {
-		if err := boundary(bad); err == nil {
+		if err := boundary(bad, nil); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}

@@ -48,7 +48,7 @@ func profileError(err error) error {
 // fresh trace id, and returns the Doris query id the FE recorded for it.
 // Its rows are read and dropped; the connection is discarded afterwards.
 func (r *Runtime) RunProfiled(ctx context.Context, rt *Route, sqlText string) (queryID, traceID string, err error) {
-	st, err := CheckSQL(sqlText, nil)
+	st, err := r.CheckSQL(sqlText, nil)
 	if err != nil {
 		return "", "", err
 	}

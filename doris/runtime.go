@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/doris-mcp/doris-mcp-server/auth"
+	"github.com/doris-mcp/doris-mcp-server/guard"
 	"github.com/doris-mcp/doris-mcp-server/handle"
 )
 
@@ -63,6 +64,7 @@ type Runtime struct {
 	probes   map[string]Probe
 	semantic *semanticProviders // Ossie registry and MetricFlow client, when enabled
 	mask     *masker            // nil: masking off (mask.go)
+	policy   *guard.Policy      // the egress policy (EGRESS_ALLOWED_FUNCTIONS); nil: nothing allowed
 
 	mu     sync.Mutex // protects routes
 	routes map[string]*Route
@@ -112,6 +114,9 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		routes:   map[string]*Route{},
 	}
 	r.settings.Password = ""
+	if len(cfg.AllowedFunctions) > 0 {
+		r.policy = &guard.Policy{AllowFunctions: cfg.AllowedFunctions}
+	}
 	if r.mask, err = newMasker(&cfg); err != nil {
 		return nil, err
 	}
@@ -179,6 +184,7 @@ func (r *Runtime) Route(id auth.Identity) (*Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	conn.policy = r.policy
 	db := sql.OpenDB(conn)
 	// Every admitted statement gets a connection at once: admission
 	// (MAX_CONCURRENT_QUERIES) is the only queue, so fast work never waits

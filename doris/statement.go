@@ -91,16 +91,24 @@ func (r *Runtime) Limits(maxRows, timeoutMs *int) (rows int, timeout time.Durati
 	return rows, timeout, nil
 }
 
-// CheckSQL runs the guard over caller SQL with its parameters, once, and
-// returns the checked statement to send. (The connection boundary checks
-// it again: that check is defence in depth, not a second opinion.)
-func CheckSQL(sqlText string, params map[string]any) (*guard.Statement, error) {
-	st, err := guard.Bind(sqlText, params)
+// CheckSQL runs the guard over caller SQL with its parameters, once, under
+// the runtime's egress policy (EGRESS_ALLOWED_FUNCTIONS), and returns the
+// checked statement to send. (The connection boundary checks it again,
+// under the same policy: that check is defence in depth, not a second
+// opinion.)
+func (r *Runtime) CheckSQL(sqlText string, params map[string]any) (*guard.Statement, error) {
+	st, err := r.policy.Bind(sqlText, params)
 	if err != nil {
 		return nil, GuardError(err)
 	}
 	return st, nil
 }
+
+// Policy is the egress policy caller SQL is checked under
+// (EGRESS_ALLOWED_FUNCTIONS), for the handlers that check SQL with
+// guard themselves: Policy().Check is guard.Check with the operator's
+// allowed functions.
+func (r *Runtime) Policy() *guard.Policy { return r.policy }
 
 func GuardError(err error) error {
 	var ge *guard.Error
@@ -112,8 +120,12 @@ func GuardError(err error) error {
 	case "POSITIONAL_PARAMETER", "UNKNOWN_PARAMETER", "MISSING_PARAMETER", "INVALID_PARAMETER_VALUE":
 		reason = "PARAMETERS_INVALID"
 	}
+	msg := "refused by the read-only guard (" + ge.Reason + "): " + ge.Msg
+	if ge.Reason == guard.ReasonEgressFunction {
+		msg += " (" + EgressSetting + ")"
+	}
 	return &Error{Kind: KindArguments, Reason: QueryPrefix + "_" + reason, Status: 400, Position: &ge.Pos,
-		Message: "refused by the read-only guard (" + ge.Reason + "): " + ge.Msg, Cause: err}
+		Message: msg, Cause: err}
 }
 
 // Query runs s and returns typed rows within the row and byte budgets.

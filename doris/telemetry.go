@@ -159,5 +159,6 @@ func GuardReasons() []string {
 		guard.ReasonNotAllowed, guard.ReasonExplainTarget, guard.ReasonMalformedWith,
 		guard.ReasonSideEffectFunction, guard.ReasonIntoOutfile, guard.ReasonLockingRead, guard.ReasonAssignment,
 		guard.ReasonPositionalParameter, guard.ReasonInvalidParameterName, guard.ReasonUnknownParameter,
-		guard.ReasonMissingParameter, guard.ReasonInvalidParameterValue, "CONNECTION_BOUNDARY"}
+		guard.ReasonMissingParameter, guard.ReasonInvalidParameterValue,
+		guard.ReasonUnknownHint, guard.ReasonEgressFunction, guard.ReasonExternalLocation, "CONNECTION_BOUNDARY"}
 }

@@ -24,15 +24,15 @@ const maxExponentShift = 400
 // plain decimal notation; bool becomes TRUE or FALSE and nil NULL. Errors
 // never contain the SQL text or a value.
 func Bind(sql string, params map[string]any) (*Statement, error) {
-	st, err := bind(sql, params)
+	st, err := bindPolicy(sql, params, nil)
 	if err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-func bind(sql string, params map[string]any) (*Statement, *Error) {
-	st, err := check(sql)
+func bindPolicy(sql string, params map[string]any, p *Policy) (*Statement, *Error) {
+	st, err := checkPolicy(sql, p)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func bind(sql string, params map[string]any) (*Statement, *Error) {
 	b.WriteString(sql[last:])
 	out := b.String()
 
-	st2, err := check(out)
+	st2, err := checkPolicy(out, p)
 	if err != nil {
 		return nil, err
 	}

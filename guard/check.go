@@ -17,6 +17,7 @@ const (
 	Show                     // SHOW …
 	Describe                 // DESC / DESCRIBE of a table or table function
 	Explain                  // EXPLAIN, DESC or DESCRIBE of a query
+	Help                     // HELP topic
 )
 
 func (k Kind) String() string {
@@ -29,6 +30,8 @@ func (k Kind) String() string {
 		return "Describe"
 	case Explain:
 		return "Explain"
+	case Help:
+		return "Help"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -39,8 +42,8 @@ type Statement struct {
 	// Bind produced. It is the text to send to Doris.
 	SQL  string
 	Kind Kind
-	// Keyword is the first keyword in upper case: SELECT, WITH, SHOW, DESC,
-	// DESCRIBE, EXPLAIN, or "(" for a parenthesised query.
+	// Keyword is the first keyword in upper case: SELECT, WITH, VALUES,
+	// SHOW, DESC, DESCRIBE, EXPLAIN, HELP, or "(" for a parenthesised query.
 	Keyword string
 	// Params lists the named placeholders %(name)s in order of appearance;
 	// a name appears once per use.
@@ -48,21 +51,24 @@ type Statement struct {
 }
 
 // Check reports whether sql is exactly one read-only statement that Doris
-// reads the same way under every lexer it may use. It is the one entry point
-// for every SQL path of the server. A refusal is an *Error.
+// reads the same way under every lexer it may use, and that reads only what
+// Doris holds in its catalogs (the egress policy, egress.go, with no
+// function allowed). It is the one entry point for every SQL path of the
+// server; Policy.Check is the same with functions an operator allowed. A
+// refusal is an *Error.
 func Check(sql string) (*Statement, error) {
-	st, err := check(sql)
+	st, err := checkPolicy(sql, nil)
 	if err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-func check(sql string) (*Statement, *Error) {
+func checkPolicy(sql string, p *Policy) (*Statement, *Error) {
 	if len(sql) > MaxLen {
 		return nil, newError(MaxLen, ReasonTooLong, "SQL text is longer than 1 MiB")
 	}
-	c := checker{sc: scanner{src: sql}}
+	c := checker{sc: scanner{src: sql}, policy: p}
 	st, err := c.run()
 	if err != nil {
 		return nil, err
@@ -113,6 +119,17 @@ type checker struct {
 	cte       cteState
 	cteDepth  int // depth at which the current CTE item started
 	params    []string
+
+	// The egress policy's view of where a function call stands
+	// (rules): bit d of selAt is set once a SELECT was seen at depth d,
+	// of fromAt while the FROM clause of that SELECT lasts (depths 0..63;
+	// deeper, calls are judged as expressions). relNext: the current token
+	// stands where a relation may start (after FROM, JOIN, a comma or "("
+	// in a FROM clause, or DESCRIBE FUNCTION); genNext: after LATERAL VIEW.
+	policy           *Policy
+	kind             Kind
+	selAt, fromAt    uint64
+	relNext, genNext bool
 }
 
 type item struct {
@@ -160,7 +177,10 @@ func (c *checker) pull() (Token, *Error) {
 	for {
 		t, err := c.sc.next()
 		if err == nil && t.Kind == TokHint {
-			err = newError(t.Pos, ReasonClientHint, "optimizer hints (/*+ … */) may not be supplied by clients")
+			err = checkHint(t)
+			if err == nil {
+				continue
+			}
 		}
 		if err == nil && t.Kind == TokComment {
 			err = checkComment(t)
@@ -184,16 +204,18 @@ func (c *checker) run() (*Statement, *Error) {
 	case first.Kind == tokEOF:
 		return nil, newError(0, ReasonEmptyStatement, "no SQL statement (only whitespace or comments)")
 	case first.is(";"):
-		for c.advance(); ; c.advance() {
-			t := c.peek(0)
-			switch {
-			case t.Kind == tokErr:
-				return nil, c.peekErr(0)
-			case t.Kind == tokEOF:
-				return nil, newError(first.Pos, ReasonEmptyStatement, "no SQL statement (only semicolons)")
-			case !t.is(";"):
-				return nil, newError(first.Pos, ReasonMultipleStatements, "only one statement is allowed")
-			}
+		// Empty statements around the one statement, as singleStatement
+		// (SEMICOLON* statement? SEMICOLON*) reads them.
+		semi := first
+		for first.is(";") {
+			c.advance()
+			first = c.peek(0)
+		}
+		switch first.Kind {
+		case tokErr:
+			return nil, c.peekErr(0)
+		case tokEOF:
+			return nil, newError(semi.Pos, ReasonEmptyStatement, "no SQL statement (only semicolons)")
 		}
 	}
 	if err := c.checkToken(first); err != nil {
@@ -211,6 +233,14 @@ func (c *checker) run() (*Statement, *Error) {
 		st.Kind, st.Keyword = Select, "SELECT"
 	case id == idWith:
 		st.Kind, st.Keyword = Select, "WITH"
+	case id == idValues:
+		st.Kind, st.Keyword = Select, "VALUES"
+	case id == idHelp:
+		st.Kind, st.Keyword = Help, "HELP"
+		if err := c.help(first); err != nil {
+			return nil, err
+		}
+		return st, nil
 	case id == idShow:
 		st.Kind, st.Keyword = Show, "SHOW"
 		fam = showFamily
@@ -234,6 +264,7 @@ func (c *checker) run() (*Statement, *Error) {
 	if fam == queryFamily && c.peekKw(0).id() == idWith {
 		c.cte = cteName
 	}
+	c.kind = st.Kind
 	if err := c.body(fam); err != nil {
 		return nil, err
 	}
@@ -293,7 +324,7 @@ func (c *checker) explain(st *Statement, cmd Token, id wordID) (family, *Error) 
 	if t.Kind == tokErr {
 		return 0, c.peekErr(0)
 	}
-	if tid := c.peekKw(0).id(); t.is("(") || tid == idSelect || tid == idWith {
+	if tid := c.peekKw(0).id(); t.is("(") || tid == idSelect || tid == idWith || tid == idValues && c.peek(1).is("(") {
 		st.Kind = Explain
 		c.prev, c.prevKw = Token{Kind: tokEOF}, 0
 		c.stmtStart = true
@@ -303,7 +334,7 @@ func (c *checker) explain(st *Statement, cmd Token, id wordID) (family, *Error) 
 		return 0, newError(t.Pos, ReasonWriteStatement, "EXPLAIN or DESCRIBE of a statement that changes data is not allowed")
 	}
 	if id == idExplain {
-		return 0, newError(t.Pos, ReasonExplainTarget, "EXPLAIN target must be a query (SELECT, WITH or a parenthesised query)")
+		return 0, newError(t.Pos, ReasonExplainTarget, "EXPLAIN target must be a query (SELECT, WITH, VALUES or a parenthesised query)")
 	}
 	if t.Kind == tokEOF || t.is(";") {
 		if consumed == 0 {
@@ -362,6 +393,10 @@ func (c *checker) body(fam family) *Error {
 			return c.finish(t)
 		}
 		if c.semi {
+			if t.is(";") {
+				c.advance() // an empty statement after the one statement
+				continue
+			}
 			return newError(t.Pos, ReasonMultipleStatements, "only one statement is allowed")
 		}
 		if err := c.checkToken(t); err != nil {
@@ -394,14 +429,29 @@ func (c *checker) finish(eof Token) *Error {
 func (c *checker) rules(t Token, fam family) *Error {
 	stmtPos := c.stmtStart
 	c.stmtStart = false
+	rel, gen := c.relNext, c.genNext
+	c.relNext, c.genNext = false, false
 	switch t.Kind {
 	case TokPunct:
 		switch t.Text {
 		case "(":
+			b := depthBit(c.depth + 1)
+			c.selAt &^= b
+			c.fromAt &^= b
+			if rel { // FROM (t1 JOIN t2), FROM (SELECT …)
+				c.fromAt |= b
+				c.relNext = true
+			}
 			c.depth++
 			c.stmtStart = true
 		case ")":
 			c.depth--
+		case ",":
+			if c.fromAt&depthBit(c.depth) != 0 {
+				c.relNext = true
+			}
+		case ".":
+			c.relNext = rel // a qualified name: catalog.db.fn(…) is judged as fn
 		case ";":
 			c.semi = true
 		case ":":
@@ -410,11 +460,30 @@ func (c *checker) rules(t Token, fam family) *Error {
 			}
 		}
 	case TokQuoted:
-		if len(t.Text) > 2 && classify(t.Text[1:len(t.Text)-1])&kwSideEffect != 0 && c.peek(1).is("(") {
-			return newError(t.Pos, ReasonSideEffectFunction, "function with side effects is not allowed")
+		if rel && c.peek(1).is(".") {
+			c.relNext = true
+		}
+		if c.peek(1).is("(") {
+			if len(t.Text) > 2 && classify(t.Text[1:len(t.Text)-1])&kwSideEffect != 0 {
+				return newError(t.Pos, ReasonSideEffectFunction, "function with side effects is not allowed")
+			}
+			if err := c.call(t, rel, gen); err != nil {
+				return err
+			}
 		}
 	case TokWord:
 		f := c.peekKw(0)
+		if rel && c.peek(1).is(".") {
+			c.relNext = true
+		}
+		if c.peek(1).is("(") {
+			if err := c.call(t, rel, gen); err != nil {
+				return err
+			}
+		}
+		if err := c.clause(t, f); err != nil {
+			return err
+		}
 		switch {
 		case f&kwSideEffect != 0:
 			if c.peek(1).is("(") {
@@ -449,6 +518,123 @@ func (c *checker) rules(t Token, fam family) *Error {
 		}
 	}
 	return nil
+}
+
+// depthBit is the bit of parenthesis depth d in checker.selAt and fromAt,
+// or 0 for depths the checker does not follow.
+func depthBit(d int) uint64 {
+	if d < 0 || d >= 64 {
+		return 0
+	}
+	return 1 << uint(d)
+}
+
+// clause follows the clause structure the egress policy needs: where a
+// FROM clause starts and ends, where a relation may start, LATERAL VIEW,
+// DESCRIBE FUNCTION, and SHOW LOAD WARNINGS ON 'url'.
+func (c *checker) clause(t Token, f kw) *Error {
+	b := depthBit(c.depth)
+	switch f.id() {
+	case idSelect:
+		c.selAt |= b
+		c.fromAt &^= b
+	case idFrom:
+		// The first FROM of a SELECT at this depth, not IS DISTINCT FROM,
+		// and not the FROM of EXTRACT(… FROM …) or TRIM(… FROM …), which
+		// have no SELECT at their depth.
+		if c.selAt&b != 0 && c.prevKw.id() != idDistinct {
+			c.selAt &^= b
+			c.fromAt |= b
+			c.relNext = true
+		}
+	case idJoin:
+		c.relNext = true
+	case idWhere, idGroup, idHaving, idOrder, idLimit, idQualify, idWindow, idValues:
+		c.fromAt &^= b
+	case idView:
+		if c.prevKw.id() == idLateral {
+			c.genNext = true
+		}
+	case idFunction:
+		if c.kind == Describe && c.depth == 0 && (c.prevKw.id() == idDesc || c.prevKw.id() == idDescribe) {
+			c.relNext = true // DESC FUNCTION tvf(…)
+		}
+	case idOn:
+		if c.kind == Show && c.prevKw.id() == idWarnings {
+			return newError(t.Pos, ReasonExternalLocation,
+				"SHOW LOAD WARNINGS ON a URL makes Doris fetch that URL; refused by the egress policy")
+		}
+	}
+	if f&kwSetOp != 0 {
+		c.fromAt &^= b
+	}
+	return nil
+}
+
+// call applies the egress policy to the function call whose name is t (a
+// word or a backquoted identifier followed by "("). rel says that it
+// stands where a relation may start, so it is a table-valued function;
+// gen that it follows LATERAL VIEW.
+func (c *checker) call(t Token, rel, gen bool) *Error {
+	name := lowerName(t)
+	switch {
+	case rel:
+		if t.Kind == TokWord {
+			switch id := c.peekKw(0).id(); {
+			case name == "unnest", id == idSelect, id == idWith, id == idValues, id == idLateral:
+				return nil // FROM UNNEST(…), FROM (VALUES (…)), FROM (SELECT (1))
+			}
+		}
+		internal, kind := tableFunction(name)
+		if internal || c.policy.allows(name) {
+			return nil
+		}
+		return egressError(t, name, true, kind)
+	case gen:
+		if generator(name) || c.policy.allows(name) {
+			return nil
+		}
+		return egressError(t, name, true, scalarEgress(name))
+	}
+	if kind := scalarEgress(name); kind != egressNone && !c.policy.allows(name) {
+		return egressError(t, name, false, kind)
+	}
+	return nil
+}
+
+// help checks HELP topic: one identifier or string, then only empty
+// statements.
+func (c *checker) help(cmd Token) *Error {
+	c.setPrev(cmd)
+	c.advance()
+	t := c.peek(0)
+	switch t.Kind {
+	case tokErr:
+		return c.peekErr(0)
+	case TokWord, TokQuoted, TokString:
+	default:
+		return newError(cmd.Pos, ReasonNotAllowed, "HELP needs one topic, a name or a string")
+	}
+	if err := c.checkToken(t); err != nil {
+		return err
+	}
+	if err := c.checkAdjacent(t); err != nil {
+		return err
+	}
+	c.setPrev(t)
+	c.advance()
+	for {
+		t := c.peek(0)
+		switch {
+		case t.Kind == tokErr:
+			return c.peekErr(0)
+		case t.Kind == tokEOF:
+			return nil
+		case !t.is(";"):
+			return newError(t.Pos, ReasonMultipleStatements, "HELP takes one topic; only one statement is allowed")
+		}
+		c.advance()
+	}
 }
 
 // stepCTE follows WITH [RECURSIVE] name [(cols)] AS ( … ) [, …] at the top

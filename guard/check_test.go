@@ -51,7 +51,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"SELECT 1; DROP TABLE t", guard.ReasonMultipleStatements, 10},
 		{"WITH x AS (SELECT 1) DELETE FROM t", guard.ReasonWriteStatement, 21},
 		{"SELECT * FROM t WHERE a IN (INSERT INTO u VALUES (1))", guard.ReasonWriteStatement, 28},
-		{"SELECT /*+ SET_VAR(a=1) */ 1", guard.ReasonClientHint, 7},
+		{"SELECT /*+ SET_VAR(a=1) */ 1", guard.ReasonClientHint, 11},
 		{"SELECT 1 /*!50000 , 2 */", guard.ReasonExecutableComment, 9},
 		{"SELECT * FROM t INTO OUTFILE 'x'", guard.ReasonIntoOutfile, 16},
 		{"SELECT * FROM t FOR UPDATE", guard.ReasonLockingRead, 16},

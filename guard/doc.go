@@ -17,18 +17,29 @@
 // quirks, and "/*+" hints read as code. Keywords are recognised only in real
 // tokens, never inside strings, identifiers in backquotes or comments.
 //
-// Check accepts exactly one statement (one trailing ";" and trailing
-// comments allowed) that is a SELECT (also WITH … SELECT, a parenthesised
-// query and set operations), SHOW, DESC/DESCRIBE of a table, or EXPLAIN of a
-// query. It refuses, with a byte position and a stable reason code:
+// Check accepts exactly one statement (with empty statements, extra ";",
+// before or after it, as Doris's singleStatement rule reads them, and
+// comments) that is a SELECT (also WITH … SELECT, VALUES, a parenthesised
+// query and set operations), SHOW, DESC/DESCRIBE of a table, EXPLAIN of a
+// query, or HELP of one topic. It accepts the planner-only hints of Doris's
+// grammar (/*+ leading(…) */, ordered, use_cbo_rule, use_mv, …), parsed
+// with their arguments (hint.go). It refuses, with a byte position and a
+// stable reason code:
 //   - every other statement, and statement verbs that change something
 //     anywhere they could start a statement (a CTE body, a subquery, after a
 //     set operator, after the WITH list);
 //   - INTO (OUTFILE, DUMPFILE, variables), FOR UPDATE / FOR SHARE, LOCK IN
 //     SHARE MODE, ":=", calls of SLEEP, BENCHMARK, GET_LOCK and the other
 //     lock or file functions;
-//   - client optimizer hints ("/*+"), MySQL executable comments ("/*!"),
-//     positional parameters ("?" and "%s");
+//   - hints that set session variables (SET_VAR in every spelling) and
+//     unknown hints, MySQL executable comments ("/*!"), positional
+//     parameters ("?" and "%s");
+//   - by the egress policy (egress.go), reads that reach outside Doris's
+//     catalogs: table functions that fetch URLs, read backend files, reach
+//     object stores or HDFS at caller-named locations, pass SQL to other
+//     databases or read external streams, every table function it does not
+//     know, the AI functions that send data to model endpoints, and SHOW
+//     LOAD WARNINGS ON 'url'. A Policy names functions an operator allows;
 //   - anything Doris's lexers cannot read, and anything two of them would
 //     read differently (below);
 //   - empty input, input longer than MaxLen, invalid UTF-8 and NUL bytes.
@@ -67,8 +78,8 @@
 //
 // It is not a SQL parser and does not validate syntax: text it accepts may
 // still be rejected by Doris. It does not look at privileges, table names,
-// cost or result size; table functions that read external files (s3(),
-// hdfs(), local()) are left to Doris privileges. It never rewrites the
+// cost or result size. User-defined scalar functions are left to Doris: an
+// administrator created them. It never rewrites the
 // statement except through Bind's substitution. Errors never contain the SQL
 // text or parameter values.
 //

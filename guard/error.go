@@ -44,6 +44,16 @@ const (
 	ReasonLockingRead        = "LOCKING_READ"
 	ReasonAssignment         = "ASSIGNMENT"
 
+	// Hints: a hint that is not one of the planner-only hints of Doris's
+	// grammar (SET_VAR and its like are CLIENT_HINT).
+	ReasonUnknownHint = "UNKNOWN_HINT"
+
+	// The egress policy (egress.go): a function that reaches outside
+	// Doris's catalogs, or an unknown table function; a statement that
+	// makes Doris fetch a location the caller names.
+	ReasonEgressFunction   = "EGRESS_FUNCTION"
+	ReasonExternalLocation = "EXTERNAL_LOCATION"
+
 	// Parameters.
 	ReasonPositionalParameter   = "POSITIONAL_PARAMETER"
 	ReasonInvalidParameterName  = "INVALID_PARAMETER_NAME"
@@ -56,11 +66,15 @@ const (
 //
 // Msg is one short sentence meant for a person. It never contains the SQL
 // text or a parameter value, so an Error can be logged and returned to a
-// client as is.
+// client as is; the one exception is Name.
 type Error struct {
 	Pos    int    // byte offset into the checked text
 	Reason string // one of the Reason constants
 	Msg    string
+	// Name is the function (EGRESS_FUNCTION) or hint (UNKNOWN_HINT) the
+	// refusal is about, in lower case, when it is an ASCII identifier of
+	// at most 64 bytes; Msg names it too. Otherwise empty.
+	Name string
 }
 
 func (e *Error) Error() string {

@@ -51,6 +51,22 @@ const (
 	idPlan
 	idDump
 	idProcess
+	idValues
+	idHelp
+	idFrom
+	idJoin
+	idWhere
+	idGroup
+	idHaving
+	idOrder
+	idLimit
+	idQualify
+	idWindow
+	idLateral
+	idView
+	idFunction
+	idWarnings
+	idOn
 )
 
 func (k kw) id() wordID { return wordID(k >> 16) }
@@ -101,6 +117,40 @@ func keyword(up string) kw {
 		return withID(idDump, 0)
 	case "PROCESS":
 		return withID(idProcess, 0)
+	case "VALUES":
+		return withID(idValues, 0)
+	case "HELP":
+		return withID(idHelp, 0)
+	case "VIEW":
+		return withID(idView, 0)
+	case "FUNCTION":
+		return withID(idFunction, 0)
+	case "WARNINGS":
+		return withID(idWarnings, 0)
+
+	// Clause words the egress policy follows (check.go, rules).
+	case "FROM":
+		return withID(idFrom, kwCont)
+	case "JOIN":
+		return withID(idJoin, kwCont)
+	case "WHERE":
+		return withID(idWhere, kwCont)
+	case "GROUP":
+		return withID(idGroup, kwCont)
+	case "HAVING":
+		return withID(idHaving, kwCont)
+	case "ORDER":
+		return withID(idOrder, kwCont)
+	case "LIMIT":
+		return withID(idLimit, kwCont)
+	case "QUALIFY":
+		return withID(idQualify, kwCont)
+	case "WINDOW":
+		return withID(idWindow, kwCont)
+	case "LATERAL":
+		return withID(idLateral, kwCont)
+	case "ON":
+		return withID(idOn, kwCont)
 
 	// Reserved write verbs (never a bare identifier in Doris).
 	case "DELETE", "CREATE", "DROP", "ALTER", "GRANT", "REVOKE",
@@ -137,15 +187,14 @@ func keyword(up string) kw {
 	case "VERBOSE", "TREE", "GRAPH":
 		return kwLevel
 
-	case "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET",
-		"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "ASOF",
-		"SEMI", "ANTI", "ON", "USING", "AND", "OR", "XOR", "NOT", "IS",
+	case "OFFSET", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "ASOF",
+		"SEMI", "ANTI", "USING", "AND", "OR", "XOR", "NOT", "IS",
 		"LIKE", "RLIKE", "REGEXP", "BETWEEN", "DIV", "MOD", "ASC",
 		"NULLS", "COLLATE", "MATCH", "MATCH_ANY", "MATCH_ALL", "MATCH_PHRASE",
 		"MATCH_PHRASE_PREFIX", "MATCH_PHRASE_EDGE", "MATCH_REGEXP", "OVER",
 		"THEN", "WHEN", "ELSE", "END", "PRECEDING", "FOLLOWING",
-		"SEPARATOR", "ESCAPE", "QUALIFY", "LATERAL", "TABLESAMPLE",
-		"PARTITION", "PARTITIONS", "TABLET", "TEMPORARY", "INDEX", "WINDOW",
+		"SEPARATOR", "ESCAPE", "TABLESAMPLE",
+		"PARTITION", "PARTITIONS", "TABLET", "TEMPORARY", "INDEX",
 		"ROWS", "RANGE", "SOUNDS":
 		return kwCont
 	}

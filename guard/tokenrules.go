@@ -16,23 +16,7 @@ import (
 func (c *checker) checkToken(t Token) *Error {
 	switch t.Kind {
 	case TokWord:
-		if strings.HasPrefix(t.Text, "$$") {
-			return newError(t.Pos, ReasonAmbiguousQuote, "a word starting with $$ is a dollar-quoted string in newer Doris")
-		}
-		for i := 0; i < len(t.Text); {
-			if t.Text[i] < utf8.RuneSelf {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(t.Text[i:])
-			if ambiguousLetter(r) {
-				return newError(t.Pos+i, ReasonAmbiguousLetter, "letter whose case mapping is ASCII (ı ſ İ K) is read as a keyword letter by Doris")
-			}
-			if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) {
-				return newError(t.Pos+i, ReasonUnrecognisedCharacter, "invisible, space or control character outside quotes")
-			}
-			i += size
-		}
+		return checkWord(t)
 	case TokString:
 		return checkString(t)
 	case TokNumber:
@@ -48,6 +32,29 @@ func (c *checker) checkToken(t Token) *Error {
 		}
 	case TokParam:
 		c.params = append(c.params, t.Text[2:len(t.Text)-2])
+	}
+	return nil
+}
+
+// checkWord refuses words that another lexer, or Doris's case folding,
+// would read differently.
+func checkWord(t Token) *Error {
+	if strings.HasPrefix(t.Text, "$$") {
+		return newError(t.Pos, ReasonAmbiguousQuote, "a word starting with $$ is a dollar-quoted string in newer Doris")
+	}
+	for i := 0; i < len(t.Text); {
+		if t.Text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(t.Text[i:])
+		if ambiguousLetter(r) {
+			return newError(t.Pos+i, ReasonAmbiguousLetter, "letter whose case mapping is ASCII (ı ſ İ K) is read as a keyword letter by Doris")
+		}
+		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) {
+			return newError(t.Pos+i, ReasonUnrecognisedCharacter, "invisible, space or control character outside quotes")
+		}
+		i += size
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 
 // explain runs EXPLAIN [VERBOSE] over a SELECT and returns its lines.
 func (r kit) explain(ctx context.Context, c *doris.Call, sqlText, catalog, database string, verbose bool) ([]string, bool, error) {
-	st, err := doris.CheckSQL(sqlText, nil)
+	st, err := r.CheckSQL(sqlText, nil)
 	if err != nil {
 		return nil, false, err
 	}

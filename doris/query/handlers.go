@@ -30,7 +30,7 @@ func ExecuteQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	if e := doris.CheckOptionalIdents(doris.QueryPrefix, doris.Arg("catalog", a.Catalog), doris.Arg("database", a.Database)); e != nil {
 		return nil, e
 	}
-	st, err := doris.CheckSQL(a.SQL, a.Parameters)
+	st, err := r.CheckSQL(a.SQL, a.Parameters)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func DiagnoseSearchQuery(ctx context.Context, c *doris.Call) (*doris.Result, err
 			return nil, err
 		}
 	} else {
-		st, err := guard.Check(a.SQL)
+		st, err := r.Policy().Check(a.SQL)
 		if err != nil {
 			return nil, searchGuardError(err)
 		}

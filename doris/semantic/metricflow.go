@@ -265,7 +265,7 @@ func intOr(p *int, def int) int {
 
 // compiled checks compile data: one non-empty, bounded statement for
 // Doris that the read-only guard accepts. It returns the statement to run.
-func compiled(data json.RawMessage) (sql string, extra map[string]any, err error) {
+func (r kit) compiled(data json.RawMessage) (sql string, extra map[string]any, err error) {
 	if err := json.Unmarshal(data, &extra); err != nil {
 		return "", nil, responseInvalid("is not an object")
 	}
@@ -278,7 +278,7 @@ func compiled(data json.RawMessage) (sql string, extra map[string]any, err error
 		return "", nil, &doris.Error{Kind: doris.KindFailed, Reason: "METRICFLOW_DIALECT_MISMATCH", Status: 502,
 			Message: "the MetricFlow provider compiled for another dialect than Doris"}
 	}
-	st, err := doris.CheckSQL(sql, nil)
+	st, err := r.CheckSQL(sql, nil)
 	if err != nil {
 		e := &doris.Error{Kind: doris.KindFailed, Reason: "METRICFLOW_COMPILED_SQL_REJECTED", Status: 502,
 			Message: "the read-only guard refused the SQL the MetricFlow provider compiled", Cause: err}
@@ -338,7 +338,7 @@ func GetMetricFlowDimensionValues(ctx context.Context, c *doris.Call) (*doris.Re
 	if err != nil {
 		return nil, err
 	}
-	sqlText, _, err := compiled(data)
+	sqlText, _, err := r.compiled(data)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (r kit) compileRequest(ctx context.Context, c *doris.Call, a *mfRequest) (s
 	if err != nil {
 		return "", nil, err
 	}
-	return compiled(data)
+	return r.compiled(data)
 }
 
 func CompileMetricFlowQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {

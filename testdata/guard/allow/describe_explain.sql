@@ -10,8 +10,6 @@ DESC orders ALL
 DESCRIBE `sales_db`.`order items`
 -- case: desc partition
 DESC orders PARTITION p202401
--- case: desc function tvf
-DESC FUNCTION s3("uri" = "s3://bucket/file.csv", "format" = "csv", "s3.region" = "us-east-1")
 -- case: desc dictionary
 DESC DICTIONARY dict_users
 -- case: desc table named like plan type

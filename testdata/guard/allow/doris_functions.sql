@@ -132,8 +132,6 @@ SELECT * FROM logs TABLET (10001, 10002) LIMIT 5
 SELECT k1, sum(v) FROM base_table INDEX rollup_k1 GROUP BY k1
 -- case: join hints in brackets
 SELECT * FROM a JOIN [shuffle] b ON a.k = b.k JOIN [broadcast] c ON b.k = c.k
--- case: s3 table valued function read
-SELECT * FROM s3("uri" = "s3://bucket/data/*.parquet", "format" = "parquet", "s3.region" = "us-east-1") LIMIT 10
 -- case: interval arithmetic
 SELECT order_date + INTERVAL 1 DAY, order_date - INTERVAL '2' HOUR FROM orders
 -- case: case expression simple form

@@ -22,15 +22,9 @@ SELECT 1; /*!50000 DROP TABLE t */
 -- case: client hint set var
 -- reason: CLIENT_HINT
 SELECT /*+ SET_VAR(query_timeout = 3600) */ * FROM t
--- case: client hint leading
--- reason: CLIENT_HINT
-SELECT /*+ LEADING(a b) */ * FROM a JOIN b ON a.k = b.k
 -- case: client hint set var enable fallback
 -- reason: CLIENT_HINT
 SELECT /*+ SET_VAR(enable_fallback_to_original_planner = true) */ 1
--- case: client hint in join
--- reason: CLIENT_HINT
-SELECT * FROM a JOIN /*+ shuffle */ b ON a.k = b.k
 -- case: client hint nested in comment
 -- reason: CLIENT_HINT
 SELECT 1 /* a /*+ SET_VAR(x=1) */ b */

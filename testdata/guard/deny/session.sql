@@ -115,9 +115,6 @@ FLUSH PRIVILEGES
 -- case: reset master
 -- reason: WRITE_STATEMENT
 RESET MASTER
--- case: help
--- reason: STATEMENT_NOT_ALLOWED
-HELP 'select'
 -- case: shutdown
 -- reason: WRITE_STATEMENT
 SHUTDOWN
@@ -130,9 +127,6 @@ PURGE BINARY LOGS BEFORE '2024-01-01'
 -- case: checksum table
 -- reason: WRITE_STATEMENT
 CHECKSUM TABLE t
--- case: values statement
--- reason: STATEMENT_NOT_ALLOWED
-VALUES (1), (2)
 -- case: table statement
 -- reason: STATEMENT_NOT_ALLOWED
 TABLE users

@@ -13,12 +13,6 @@ ROLLBACK; DELETE FROM users
 -- case: two selects
 -- reason: MULTIPLE_STATEMENTS
 SELECT 1; SELECT 2
--- case: two semicolons
--- reason: MULTIPLE_STATEMENTS
-SELECT 1;;
--- case: leading semicolon
--- reason: MULTIPLE_STATEMENTS
-;SELECT 1
 -- case: newline separated after semicolon
 -- reason: MULTIPLE_STATEMENTS
 SELECT 1;
@@ -71,9 +65,6 @@ SELECT 1; GRANT ADMIN_PRIV ON *.*.* TO 'mcp_reader'@'%'
 -- case: select then admin set config
 -- reason: MULTIPLE_STATEMENTS
 SELECT 1; ADMIN SET FRONTEND CONFIG ("disable_balance" = "true")
--- case: two semicolons with space
--- reason: MULTIPLE_STATEMENTS
-SELECT 1 ; ;
 -- case: semicolon then select lower case
 -- reason: MULTIPLE_STATEMENTS
 select 1;select 2;

@@ -138,6 +138,8 @@ func main() {
 		answer(map[string]any{"ok": true, "data": map[string]any{"sql": "DELETE FROM demo.orders WHERE 1 = 1", "dialect": "doris"}})
 	case "multi":
 		answer(map[string]any{"ok": true, "data": map[string]any{"sql": "SELECT 1; SELECT 2"}})
+	case "egress":
+		answer(map[string]any{"ok": true, "data": map[string]any{"sql": `SELECT * FROM http("uri" = "http://169.254.169.254/latest/meta-data/")`, "dialect": "doris"}})
 	case "other-dialect":
 		answer(map[string]any{"ok": true, "data": map[string]any{"sql": "SELECT 1", "dialect": "snowflake"}})
 	case "empty-sql":
