@@ -348,13 +348,13 @@ func decodeHeaderValue(v string) (string, bool) {
 }
 
 // eraOf chooses the era of one request to /mcp, as the official go-sdk
-// does: _meta naming a protocol version, an Mcp-Method header, or a
-// 2026-07-28 (or unknown) MCP-Protocol-Version header selects 2026-07-28,
-// whose own checks then judge the request; a handshake-era version header
-// (which such clients send after initialize), or none of these (their
-// initialize, and every request of a 2025-03-26 client), selects the
-// handshake era. Either way the request goes through the same identity,
-// scope, limit and read-only checks.
+// does: a 2026-07-28 (or unknown) MCP-Protocol-Version header, or _meta
+// naming a protocol version, selects 2026-07-28, whose own checks then
+// judge the request; a handshake-era version header (which such clients
+// send after initialize), or none (their initialize, and every request of
+// a 2025-03-26 client), without that _meta selects the handshake era.
+// Either way the request goes through the same identity, scope, limit
+// and read-only checks.
 func eraOf(r *http.Request, req *Request) (era, string) {
 	if handshakeEra(r, req) {
 		v, _ := legacyHeaderVersion(r)
@@ -364,16 +364,13 @@ func eraOf(r *http.Request, req *Request) (era, string) {
 }
 
 // handshakeEra reports whether a request speaks a handshake-era revision
-// (eraOf).
+// (eraOf). A 2026-07-28 request with its version header costs no parse.
 func handshakeEra(r *http.Request, req *Request) bool {
-	if len(r.Header.Values("Mcp-Method")) > 0 {
-		return false // every 2026-07-28 request has one: the common case costs no parse
-	}
-	if p, err := readParams(req.Params); err == nil && p.meta.hasVersion {
+	if _, ok := legacyHeaderVersion(r); !ok {
 		return false
 	}
-	_, ok := legacyHeaderVersion(r)
-	return ok
+	p, err := readParams(req.Params)
+	return err != nil || !p.meta.hasVersion
 }
 
 // errModernOnly refuses a handshake-era request on /mcp when the operator

@@ -339,6 +339,14 @@ func TestMCPServesBothEras(t *testing.T) {
 	if r := h.call(t, "tools/list", "", ""); r.status != 200 || r.msg["result"] == nil {
 		t.Fatalf("modern tools/list beside the handshake era: %d %s", r.status, r.body)
 	}
+	// The conformance suite's handshake-era initialize also carries an
+	// Mcp-Method header: the version header decides, not that.
+	hs := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "initialize"}
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	if r := h.post(t, "/mcp", hs, init, wiretest.Rev20251125, "initialize"); r.status != 200 || r.msg["result"] == nil {
+		t.Fatalf("handshake-era initialize with an Mcp-Method header: %d %s", r.status, r.body)
+	}
 	// A modern initialize is a removed method, as conformance requires.
 	r := h.post(t, "/mcp", modernHeaders("initialize", ""), req(9, "initialize", ""), wiretest.Rev20260728, "initialize")
 	if r.status != 404 || errorCode(t, r.msg) != -32601 {
@@ -346,7 +354,6 @@ func TestMCPServesBothEras(t *testing.T) {
 	}
 
 	m := newHTTPWith(t, newEnv(t, 2, 3), mcp.HTTPOptions{ModernOnly: true})
-	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	r = m.post(t, "/mcp", map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, init, wiretest.Rev20260728, "initialize")
 	msg, _ := r.msg["error"].(map[string]any)["message"].(string)
 	if r.status != 400 || errorCode(t, r.msg) != -32022 || !strings.Contains(msg, "MCP_MODERN_ONLY") || !strings.Contains(msg, "/mcp/legacy") {
