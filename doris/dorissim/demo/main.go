@@ -36,19 +36,20 @@ func main() {
 	deployment := flag.String("deployment", sim.DeploymentIntegrated, "deployment mode: integrated, or cloud (compute groups; 3.0+)")
 	verbose := flag.Bool("v", false, "debug logging")
 	server := flag.String("server", "", "path of a built doris-mcp-server, to configure its MetricFlow provider")
+	envFile := flag.String("env", "", "also write every setting it prints to this file (mode 0600), which the server reads as its .env")
 	flag.Parse()
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *listen, *feHTTP, *beHTTP, *profile, *deployment, *server); err != nil {
+	if err := run(log, *listen, *feHTTP, *beHTTP, *profile, *deployment, *server, *envFile); err != nil {
 		log.Error("demo failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server string) error {
+func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server, envFile string) error {
 	if err := mariadb.Available(); err != nil {
 		return err
 	}
@@ -95,11 +96,8 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, profile, deployment, server s
 	host, port := split(s.Addr())
 	feHost, fePort := split(s.FEAddr())
 	beHost, bePort := split(s.BEAddr())
-	fmt.Printf(`
-Fake Doris is up (%s, upstream MariaDB %s).
-
-Environment for the MCP server:
-  export DORIS_HOST=%s
+	semantic := semanticEnv(log, server)
+	settings := fmt.Sprintf(`  export DORIS_HOST=%s
   export DORIS_PORT=%s
   export DORIS_USER=%s
   export DORIS_PASSWORD=%s
@@ -108,7 +106,18 @@ Environment for the MCP server:
   export DORIS_FE_HTTP_PORT=%s
   export DORIS_BE_HOSTS=%s
   export DORIS_BE_WEBSERVER_PORT=%s
+`, host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase, feHost, fePort, beHost, bePort)
+	if envFile != "" {
+		if err := writeEnvFile(envFile, settings+semantic); err != nil {
+			s.Close()
+			return err
+		}
+	}
+	fmt.Printf(`
+Fake Doris is up (%s, upstream MariaDB %s).
 
+Environment for the MCP server:
+%s
 %s
 Other accounts: root / %s (ADMIN), %s / %s (may write to demo).
 Lakehouse: catalog iceberg_demo (table sales.orders, three snapshots) and demo.events (VARIANT payload).
@@ -119,13 +128,25 @@ Stream Load: printf '9001,2025-01-01 00:00:00,1,view,/\n' > rows.csv
   curl --location-trusted -u %s:%s -H "label:try_1" -H "column_separator:," -T rows.csv http://%s/api/demo/web_events/_stream_load
 
 Press Ctrl-C to stop.
-`, s.VersionComment(), db.Addr(), host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase,
-		feHost, fePort, beHost, bePort, semanticEnv(log, server), db.RootPassword(), mariadb.WriterUser, mariadb.WriterPassword,
+`, s.VersionComment(), db.Addr(), settings, semantic, db.RootPassword(), mariadb.WriterUser, mariadb.WriterPassword,
 		host, port, mariadb.ReaderUser, mariadb.ReaderPassword, mariadb.DemoDatabase,
 		pipeline, mariadb.WriterUser, mariadb.WriterPassword, s.FEAddr())
 	<-ctx.Done()
 	log.Info("shutting down")
 	return s.Close()
+}
+
+// writeEnvFile writes the demo's settings (its "  export K=V" lines) to
+// path as a .env file, readable by the owner only: it holds a password.
+func writeEnvFile(path, settings string) error {
+	var b strings.Builder
+	b.WriteString("# Written by the Doris simulator's demo (go run ./doris/dorissim/demo -env); doris-mcp-server reads it as .env.\n")
+	for _, line := range strings.Split(settings, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "export ") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
 }
 
 // Semantic layer of the demo, relative to the repository root.
