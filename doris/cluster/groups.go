@@ -22,6 +22,7 @@ const maxGroupRows = 20000
 // settings.
 var workloadUsage = []string{"running_query_num", "waiting_query_num"}
 
+// GetWorkloadGroupStatus runs doris_cluster get_workload_group_status.
 func GetWorkloadGroupStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -100,6 +101,7 @@ func GetWorkloadGroupStatus(ctx context.Context, c *doris.Call) (*doris.Result, 
 	return res, nil
 }
 
+// GetComputeGroupStatus runs doris_cluster get_compute_group_status.
 func GetComputeGroupStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

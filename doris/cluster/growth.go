@@ -43,6 +43,7 @@ func bucketExpr(granularity, col string) string {
 	return "DATE_FORMAT(" + col + ", '%Y-%m-%d')"
 }
 
+// AnalyzeResourceGrowth runs doris_cluster analyze_resource_growth.
 func AnalyzeResourceGrowth(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -13,6 +13,7 @@ import (
 
 const clusterPrefix = "CLUSTER"
 
+// ListClusterNodes runs doris_cluster list_cluster_nodes.
 func ListClusterNodes(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -124,6 +125,7 @@ func pick(t *doris.TextRows, row []doris.NullString, cols ...string) map[string]
 	return m
 }
 
+// GetRuntimeCapabilities runs doris_cluster get_runtime_capabilities.
 func GetRuntimeCapabilities(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -57,6 +57,7 @@ type memoryTracker struct {
 	bytes int64
 }
 
+// GetMemoryStats runs doris_cluster get_memory_stats.
 func GetMemoryStats(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

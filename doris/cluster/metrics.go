@@ -241,6 +241,7 @@ func seriesKey(s promSample) string {
 	return s.Name + "{" + strings.Join(parts, ",") + "}"
 }
 
+// GetMonitoringMetrics runs doris_cluster get_monitoring_metrics.
 func GetMonitoringMetrics(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

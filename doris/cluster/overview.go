@@ -24,6 +24,7 @@ const (
 	overviewTaskLimit    = 10
 )
 
+// GetClusterOverview runs doris_cluster get_cluster_overview.
 func GetClusterOverview(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

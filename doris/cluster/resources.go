@@ -25,6 +25,7 @@ func numberOrString(s string) any {
 	return s
 }
 
+// GetCacheStatus runs doris_cluster get_cache_status.
 func GetCacheStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -203,6 +204,7 @@ const compactionColumns = "t.BACKEND_ID, t.COMPACTION_ID, t.TABLE_ID, t.PARTITIO
 	"t.TRIGGER_METHOD, t.COMPACTION_SCORE, t.SCHEDULED_TIME, t.START_TIME, t.END_TIME, t.ELAPSED_TIME_MS, " +
 	"t.INPUT_ROWSETS_COUNT, t.INPUT_ROW_NUM, t.INPUT_TOTAL_SIZE, t.OUTPUT_ROW_NUM, t.OUTPUT_TOTAL_SIZE, t.MERGE_LATENCY_MS"
 
+// GetCompactionStatus runs doris_cluster get_compaction_status.
 func GetCompactionStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -91,6 +91,7 @@ type taskArgs struct {
 	Limit     int      `json:"limit"`
 }
 
+// ListActiveTasks runs doris_cluster list_active_tasks.
 func ListActiveTasks(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := taskArgs{TaskTypes: []string{"query"}, Limit: 100}

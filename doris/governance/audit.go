@@ -69,6 +69,7 @@ func objectMatches(obj, db, table string) bool {
 // wildcards in s only widen the pre-filter, which is confirmed by parsing.
 func likeContains(s string) string { return "%" + s + "%" }
 
+// GetRecentAuditLogs runs doris_governance get_recent_audit_logs.
 func GetRecentAuditLogs(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {
@@ -220,6 +221,7 @@ func (g *accessGroup) add(user, state, at string, queryTime, scan int64) {
 	g.scanned += scan
 }
 
+// AnalyzeDataAccessPatterns runs doris_governance analyze_data_access_patterns.
 func AnalyzeDataAccessPatterns(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -100,6 +100,7 @@ func udfKind(functionType string) string {
 	return "unknown"
 }
 
+// ListUDFs runs doris_governance list_udfs.
 func ListUDFs(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -200,6 +201,7 @@ func roleMapping(cols []string, row []doris.NullString) (map[string]any, int) {
 	return out, withheld
 }
 
+// GetAuthMappingStatus runs doris_governance get_auth_mapping_status.
 func GetAuthMappingStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -65,6 +65,7 @@ func (r kit) tableColumns(ctx context.Context, rt *doris.Route, db, table string
 	return out, nil
 }
 
+// AnalyzeColumns runs doris_governance analyze_columns.
 func AnalyzeColumns(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -64,6 +64,7 @@ func (r kit) lineageStoreColumns(ctx context.Context, rt *doris.Route, probe boo
 	return cols, nil
 }
 
+// GetLineageCapabilityStatus runs doris_governance get_lineage_capability_status.
 func GetLineageCapabilityStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	rt, err := r.Route(c.Identity)
@@ -266,6 +267,7 @@ func (e *traceEdge) key() string {
 	return e.source.key() + "\x00" + strings.ToLower(e.sourceCol) + "\x00" + e.target.key() + "\x00" + strings.ToLower(e.targetCol)
 }
 
+// TraceColumnLineage runs doris_governance trace_column_lineage.
 func TraceColumnLineage(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/guard"
 )
 
+// AnalyzeTableStorage runs doris_governance analyze_table_storage.
 func AnalyzeTableStorage(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -78,6 +78,7 @@ func unreachableCatalog(err error) error {
 	return err
 }
 
+// InspectExternalCatalog runs doris_lakehouse inspect_external_catalog.
 func InspectExternalCatalog(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

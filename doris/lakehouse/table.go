@@ -21,6 +21,7 @@ var lakeFormats = map[string]string{"iceberg": "iceberg", "paimon": "paimon", "h
 // table$partitions (before it, Iceberg snapshots come from iceberg_meta()).
 var sysTablesSince = doris.Version{Major: 3, Minor: 1}
 
+// InspectLakehouseTable runs doris_lakehouse inspect_lakehouse_table.
 func InspectLakehouseTable(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -33,6 +33,7 @@ func variantPath(p string) ([]string, error) {
 	return segs, nil
 }
 
+// InspectVariantColumn runs doris_lakehouse inspect_variant_column.
 func InspectVariantColumn(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

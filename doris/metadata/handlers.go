@@ -10,6 +10,7 @@ import (
 
 // The doris_catalog children: object metadata only.
 
+// ListCatalogs runs doris_catalog list_catalogs.
 func ListCatalogs(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -51,6 +52,7 @@ func ListCatalogs(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	return r.collect(c, items, t.Truncated, a.Page)
 }
 
+// ListDatabases runs doris_catalog list_databases.
 func ListDatabases(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -97,6 +99,7 @@ func ListDatabases(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	return r.collect(c, items, t.Truncated, a.Page)
 }
 
+// ListTables runs doris_catalog list_tables.
 func ListTables(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -32,6 +32,7 @@ func (a *tableArgs) infoSchema(table string) string {
 	return doris.QuoteIdent(a.Catalog) + ".information_schema." + table
 }
 
+// GetTableContext runs doris_catalog get_table_context.
 func GetTableContext(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -164,6 +165,7 @@ func (r kit) tableComments(ctx context.Context, rt *doris.Route, a *tableArgs, p
 	return s
 }
 
+// GetTableSize runs doris_catalog get_table_size.
 func GetTableSize(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -249,6 +249,7 @@ func traverseDependencies(edges []*dependencyEdge, root objectName, direction st
 	return hops, false
 }
 
+// AnalyzeDataDependencies runs doris_pipeline analyze_data_dependencies.
 func AnalyzeDataDependencies(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

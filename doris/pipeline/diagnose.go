@@ -22,6 +22,7 @@ var failedStates = map[string]bool{"cancelled": true, "canceled": true, "fail": 
 var runningStates = map[string]bool{"pending": true, "etl": true, "loading": true, "running": true,
 	"need_schedule": true, "committed": true}
 
+// DiagnoseIngestion runs doris_pipeline diagnose_ingestion.
 func DiagnoseIngestion(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -15,6 +15,7 @@ type freshness struct {
 	warnings []string
 }
 
+// MonitorDataFreshness runs doris_pipeline monitor_data_freshness.
 func MonitorDataFreshness(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

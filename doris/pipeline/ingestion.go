@@ -208,6 +208,7 @@ func (r kit) ingestionJobs(ctx context.Context, rt *doris.Route, q ingestionQuer
 	return res, nil
 }
 
+// GetIngestionStatus runs doris_pipeline get_ingestion_status.
 func GetIngestionStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

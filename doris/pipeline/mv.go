@@ -10,6 +10,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
+// GetMaterializedViewStatus runs doris_pipeline get_materialized_view_status.
 func GetMaterializedViewStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -15,6 +15,7 @@ import (
 // maxStmtChars caps statements read back from the audit log.
 const maxStmtChars = 8192
 
+// ListSlowQueries runs doris_query list_slow_queries.
 func ListSlowQueries(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {
@@ -106,6 +107,7 @@ const (
 	diagnosisPlanRowsLimit = 2000
 )
 
+// DiagnoseQueryPerformance runs doris_query diagnose_query_performance.
 func DiagnoseQueryPerformance(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -53,6 +53,7 @@ func (r kit) explain(ctx context.Context, c *doris.Call, sqlText, catalog, datab
 	return lines, t.Truncated, nil
 }
 
+// ExplainQuery runs doris_query explain_query.
 func ExplainQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -125,6 +126,7 @@ func planFacets(lines []string) map[string]any {
 		"joins": doris.OrEmpty(joins), "index_use": doris.OrEmpty(index)}
 }
 
+// GetQueryProfile runs doris_query get_query_profile.
 func GetQueryProfile(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a := struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris"
 )
 
+// ExecuteQuery runs doris_query execute_query.
 func ExecuteQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

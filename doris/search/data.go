@@ -478,6 +478,7 @@ func filterScalar(raw json.RawMessage) (any, error) {
 	return nil, fmt.Errorf("not a scalar")
 }
 
+// SearchData runs doris_search search_data.
 func SearchData(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	a, err := decodeSearchArgs(c.Args)

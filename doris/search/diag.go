@@ -41,6 +41,7 @@ var matchOpRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\bMATCH_(?:ANY|ALL|PHRASE_PREFIX|PHRASE|REGEXP|PHRASE_EDGE)\b`)
 })
 
+// DiagnoseSearchQuery runs doris_search diagnose_search_query.
 func DiagnoseSearchQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -192,6 +192,7 @@ func (r kit) buildJobs(ctx context.Context, rt *doris.Route, database, table str
 	return jobs, t.Truncated, nil
 }
 
+// InspectSearchIndexes runs doris_search inspect_search_indexes.
 func InspectSearchIndexes(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -270,6 +271,7 @@ var builtInAnalyzers = []string{"none", "standard", "english", "chinese", "unico
 // maxPreviewTokens bounds the tokens preview_text_analysis returns.
 const maxPreviewTokens = 10000
 
+// PreviewTextAnalysis runs doris_search preview_text_analysis.
 func PreviewTextAnalysis(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

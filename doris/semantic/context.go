@@ -41,6 +41,7 @@ type candidate struct {
 	score      int
 }
 
+// GetSemanticContext runs doris_semantic get_semantic_context.
 func GetSemanticContext(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {

@@ -136,6 +136,7 @@ func collectionOf(data json.RawMessage, spec itemSpec, limit int) (*doris.Result
 	return res, nil
 }
 
+// ListMetricFlowModels runs doris_semantic list_metricflow_models.
 func ListMetricFlowModels(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	data, err := r.mfDo(ctx, c, "list_models", map[string]any{})
@@ -145,6 +146,7 @@ func ListMetricFlowModels(ctx context.Context, c *doris.Call) (*doris.Result, er
 	return collectionOf(data, modelItems, 1000)
 }
 
+// GetMetricFlowStatus runs doris_semantic get_metricflow_status.
 func GetMetricFlowStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -196,6 +198,7 @@ func stringList(v any) ([]string, error) {
 	return out, nil
 }
 
+// ListMetricFlowMetrics runs doris_semantic list_metricflow_metrics.
 func ListMetricFlowMetrics(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -222,6 +225,7 @@ func ListMetricFlowMetrics(ctx context.Context, c *doris.Call) (*doris.Result, e
 	return res, err
 }
 
+// GetMetricFlowGroupBys runs doris_semantic get_metricflow_group_bys.
 func GetMetricFlowGroupBys(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -238,6 +242,7 @@ func GetMetricFlowGroupBys(ctx context.Context, c *doris.Call) (*doris.Result, e
 	return collectionOf(data, groupItem, 10000)
 }
 
+// ListMetricFlowSavedQueries runs doris_semantic list_metricflow_saved_queries.
 func ListMetricFlowSavedQueries(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -315,6 +320,7 @@ func (r kit) runCompiled(ctx context.Context, c *doris.Call, sqlText string, max
 	return res, nil
 }
 
+// GetMetricFlowDimensionValues runs doris_semantic get_metricflow_dimension_values.
 func GetMetricFlowDimensionValues(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -362,6 +368,7 @@ func (r kit) compileRequest(ctx context.Context, c *doris.Call, a *mfRequest) (s
 	return r.compiled(data)
 }
 
+// CompileMetricFlowQuery runs doris_semantic compile_metricflow_query.
 func CompileMetricFlowQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a mfRequest
@@ -376,6 +383,7 @@ func CompileMetricFlowQuery(ctx context.Context, c *doris.Call) (*doris.Result, 
 	return &doris.Result{Status: "success", Source: "metricflow", Data: extra}, nil
 }
 
+// ExecuteMetricFlowQuery runs doris_semantic execute_metricflow_query.
 func ExecuteMetricFlowQuery(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a mfRequest

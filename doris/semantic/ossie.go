@@ -73,6 +73,7 @@ func omittedWarning(v *view) []string {
 		doris.Plural(len(o), "dataset", "datasets"), o)}
 }
 
+// ListSemanticModels runs doris_semantic list_semantic_models.
 func ListSemanticModels(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -131,6 +132,7 @@ func ListSemanticModels(ctx context.Context, c *doris.Call) (*doris.Result, erro
 	return res, nil
 }
 
+// GetSemanticModelSummary runs doris_semantic get_semantic_model_summary.
 func GetSemanticModelSummary(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
@@ -202,6 +204,7 @@ func GetSemanticModelSummary(ctx context.Context, c *doris.Call) (*doris.Result,
 	return res, nil
 }
 
+// GetSemanticMappingStatus runs doris_semantic get_semantic_mapping_status.
 func GetSemanticMappingStatus(ctx context.Context, c *doris.Call) (*doris.Result, error) {
 	r := kitOf(c)
 	var a struct {
