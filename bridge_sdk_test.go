@@ -31,9 +31,16 @@ type hostSeqSummary struct {
 
 func runHostSeq(t *testing.T, nt nodeTools, env map[string]string, args ...string) hostSeqSummary {
 	t.Helper()
+	return runHostSeqIn(t, nt, t.TempDir(), env, args...)
+}
+
+// runHostSeqIn runs v2-hostseq.mjs with dir as its working and home
+// directory (the bridge it starts inherits both).
+func runHostSeqIn(t *testing.T, nt nodeTools, dir string, env map[string]string, args ...string) hostSeqSummary {
+	t.Helper()
 	repo, _ := os.Getwd()
 	script := filepath.Join(repo, "testdata", "clients", "v2-hostseq.mjs")
-	stdout, stderr, err := nt.run(t, t.TempDir(), 160*time.Second, env, append([]string{script}, args...)...)
+	stdout, stderr, err := nt.run(t, dir, 160*time.Second, env, append([]string{script}, args...)...)
 	var s hostSeqSummary
 	if jerr := json.Unmarshal([]byte(lastLines(stdout, 1)), &s); err != nil || jerr != nil || !s.OK {
 		t.Fatalf("v2-hostseq.mjs %v: %v\nstdout: %s\nstderr: %s", args, err, lastLines(stdout, 3), lastLines(stderr, 30))
