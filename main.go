@@ -65,6 +65,12 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	if len(args) > 0 && args[0] == providerCommand {
 		return runMetricFlowProvider(ctx, args[1:], stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == bridgeCommand {
+		return runBridge(ctx, args[1:], env, stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == clientCommand {
+		return runClient(ctx, args[1:], env, stdout, stderr)
+	}
 	flags := newFlagSet(stderr)
 	if err := flags.parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
