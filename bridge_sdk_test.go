@@ -2,7 +2,7 @@ package main
 
 // A desktop Host through the bridge, and through its npm peer: the
 // official TypeScript SDK v2 client over stdio runs the Host test sequence
-// (testdata/clients/v2-hostseq.mjs) through `doris-mcp-server bridge URL`
+// (testdata/clients/hostseq.mjs) through `doris-mcp-server bridge URL`
 // to the server over HTTP with a bearer token, in 2026-07-28 and in the
 // handshake era, and through mcp-remote (npm) in the same test; every
 // step's answer must be the same through both.
@@ -19,7 +19,7 @@ import (
 
 const pinnedMCPRemote = "0.15.1"
 
-// hostSeqSummary is what v2-hostseq.mjs prints.
+// hostSeqSummary is what hostseq.mjs prints.
 type hostSeqSummary struct {
 	OK              bool                       `json:"ok"`
 	Error           string                     `json:"error"`
@@ -34,16 +34,16 @@ func runHostSeq(t *testing.T, nt nodeTools, env map[string]string, args ...strin
 	return runHostSeqIn(t, nt, t.TempDir(), env, args...)
 }
 
-// runHostSeqIn runs v2-hostseq.mjs with dir as its working and home
+// runHostSeqIn runs hostseq.mjs with dir as its working and home
 // directory (the bridge it starts inherits both).
 func runHostSeqIn(t *testing.T, nt nodeTools, dir string, env map[string]string, args ...string) hostSeqSummary {
 	t.Helper()
 	repo, _ := os.Getwd()
-	script := filepath.Join(repo, "testdata", "clients", "v2-hostseq.mjs")
+	script := filepath.Join(repo, "testdata", "clients", "hostseq.mjs")
 	stdout, stderr, err := nt.run(t, dir, 160*time.Second, env, append([]string{script}, args...)...)
 	var s hostSeqSummary
 	if jerr := json.Unmarshal([]byte(lastLines(stdout, 1)), &s); err != nil || jerr != nil || !s.OK {
-		t.Fatalf("v2-hostseq.mjs %v: %v\nstdout: %s\nstderr: %s", args, err, lastLines(stdout, 3), lastLines(stderr, 30))
+		t.Fatalf("hostseq.mjs %v: %v\nstdout: %s\nstderr: %s", args, err, lastLines(stdout, 3), lastLines(stderr, 30))
 	}
 	return s
 }

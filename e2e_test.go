@@ -203,8 +203,8 @@ func TestE2EHostsOfToday(t *testing.T) {
 			era  string
 		}{
 			{"sdk-v1", []string{"--sdk", "v1"}, "legacy"},
-			{"sdk-v2-default", []string{"--sdk", "v2", "--negotiation", "default"}, "legacy"},
-			{"sdk-v2-auto", []string{"--sdk", "v2", "--negotiation", "auto"}, "modern"},
+			{"sdk-v2-default", []string{"--sdk", "v2", "--era", "legacy"}, "legacy"},
+			{"sdk-v2-auto", []string{"--sdk", "v2", "--era", "auto"}, "modern"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()

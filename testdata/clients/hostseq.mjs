@@ -1,27 +1,35 @@
-// hostseq.mjs runs the Host test sequence of the integration guide with an
-// official TypeScript SDK client, in the mode a Host uses it, against one
-// endpoint (by default /mcp, which serves both protocol eras):
+// hostseq.mjs runs the Host test sequence of the host integration guide
+// with an official TypeScript SDK client, in the mode a Host uses it, over
+// Streamable HTTP (--url) or over stdio to whatever command it is given
+// (the server, `doris-mcp-server bridge URL`, or mcp-remote URL):
 //
-//   1. connect, and the server identifies itself (serverInfo);
-//   2. tools/list returns the eight domains;
-//   3. discover doris_catalog and call list_tables (database --database);
-//   4. switch to doris_cluster in the same conversation and call
-//      get_runtime_capabilities;
-//   5. an invalid child name is rejected, the same way twice;
-//   6. write SQL is refused by the read-only guard;
-//   7. a stale manifest_version is refused with a rediscover hint, and the
-//      call works after rediscovery;
-//   8. an object the account may not read (--forbidden db.table) is refused
-//      for that identity, without the backend's text.
+//   1. the server's identity (serverInfo), in the era the client chose;
+//   2. tools/list: the 8 domains (every page);
+//   3. discover doris_catalog, call list_tables (--database, default demo);
+//   4. switch to doris_cluster, call get_runtime_capabilities;
+//   5. an invalid child, twice: the same rejection;
+//   6. write SQL: refused by the read-only guard;
+//   7. an old manifest_version: CHILD_MANIFEST_STALE with a rediscover hint,
+//      rediscovery, the call;
+//   8. a table the account may not read (--forbidden, default
+//      secret.salaries): refused, without the backend's text;
+//   and, with --progress, a long query with a progress token: progress
+//   notifications reach the Host before the result.
+//
+// It prints each step's answer (structuredContent without the fields that
+// differ on every call: trace and request ids, durations, timestamps), so
+// that a Go test can compare two proxies' answers.
 //
 // Usage (the npm packages are found through CLIENTS_DIR, see lib.mjs):
-//   node hostseq.mjs --sdk v1|v2 [--negotiation default|auto|pin] --url URL
-//        --database demo --forbidden secret.salaries
-//   --sdk v1            @modelcontextprotocol/sdk@1.32.2 (handshake era only)
-//   --sdk v2            @modelcontextprotocol/client@2.4.0; --negotiation
-//                       default (the SDK's own default, the handshake era),
-//                       auto (server/discover, falling back to initialize)
-//                       or pin (2026-07-28 only)
+//   node hostseq.mjs [options] --url http://127.0.0.1:PORT/mcp
+//   node hostseq.mjs [options] -- COMMAND ARGS...
+// Options:
+//   --sdk v1|v2        @modelcontextprotocol/sdk@1.32.2 (handshake era only) or
+//                      @modelcontextprotocol/client@2.4.0 (default v2)
+//   --era E            v2's version negotiation: legacy (the SDK's default: the
+//                      handshake era), auto (server/discover, falling back to
+//                      initialize) or pin (2026-07-28 only; the default)
+//   --database D, --forbidden DB.TABLE, --progress
 //
 // Prints one JSON line on stdout; exits non-zero on any failure.
 
@@ -29,59 +37,83 @@ import { load, versionOf, parseArgs, check, run } from './lib.mjs';
 
 console.log = console.info = console.debug = (...a) => console.error(...a);
 
-run('hostseq', async () => {
-  const { opts } = parseArgs(process.argv.slice(2));
-  check(opts.url, '--url is required');
-  const sdk = opts.sdk || 'v2';
-  const negotiation = opts.negotiation || 'default';
-  const database = opts.database || 'demo';
+const VOLATILE = new Set(['trace_id', 'request_id', 'duration_ms', 'generated_at', 'elapsed_ms', 'fetched_at', 'observed_at', 'meta', 'queried_at']);
 
-  let client, transport, pkg, wantEra;
-  if (sdk === 'v1') {
-    pkg = '@modelcontextprotocol/sdk';
-    const { Client } = await load('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await load('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    client = new Client({ name: 'doris-mcp-hostseq-v1', version: '1.0.0' }, { capabilities: {} });
-    transport = new StreamableHTTPClientTransport(new URL(opts.url));
-    wantEra = 'legacy';
-  } else {
-    pkg = '@modelcontextprotocol/client';
-    const { Client, StreamableHTTPClientTransport } = await load('@modelcontextprotocol/client');
-    const modes = { default: undefined, auto: { mode: 'auto' }, pin: { mode: { pin: '2026-07-28' } } };
-    check(negotiation in modes, `unknown --negotiation ${negotiation}`);
-    const options = modes[negotiation] ? { versionNegotiation: modes[negotiation] } : {};
-    client = new Client({ name: 'doris-mcp-hostseq-v2', version: '1.0.0' }, options);
-    transport = new StreamableHTTPClientTransport(new URL(opts.url));
-    wantEra = negotiation === 'default' ? 'legacy' : 'modern';
+function strip(v) {
+  if (Array.isArray(v)) return v.map(strip);
+  if (v && typeof v === 'object') {
+    const out = {};
+    for (const k of Object.keys(v).sort()) if (!VOLATILE.has(k)) out[k] = strip(v[k]);
+    return out;
   }
+  return v;
+}
 
-  const steps = [];
-  const step = (n, what, evidence) => steps.push({ step: n, what, evidence });
-  const structured = (res, name) => {
-    const sc = res.structuredContent;
-    check(sc && typeof sc === 'object', `${name}: no structuredContent: ${JSON.stringify(res).slice(0, 400)}`);
-    const text = res.content && res.content[0] && res.content[0].text;
+// connect returns the SDK's client and transport for the options.
+async function connect(opts, command) {
+  const sdk = opts.sdk || 'v2';
+  check(sdk === 'v1' || sdk === 'v2', `unknown --sdk ${sdk}`);
+  let Client, HTTP, Stdio;
+  let options = {};
+  if (sdk === 'v1') {
+    ({ Client } = await load('@modelcontextprotocol/sdk/client/index.js'));
+    ({ StreamableHTTPClientTransport: HTTP } = await load('@modelcontextprotocol/sdk/client/streamableHttp.js'));
+    ({ StdioClientTransport: Stdio } = await load('@modelcontextprotocol/sdk/client/stdio.js'));
+    options = { capabilities: {} };
+  } else {
+    ({ Client, StreamableHTTPClientTransport: HTTP } = await load('@modelcontextprotocol/client'));
+    ({ StdioClientTransport: Stdio } = await load('@modelcontextprotocol/client/stdio'));
+    const modes = { legacy: { mode: 'legacy' }, auto: { mode: 'auto' }, pin: { mode: { pin: '2026-07-28' } } };
+    const era = opts.era || 'pin';
+    check(era in modes, `unknown --era ${era}`);
+    options = { versionNegotiation: modes[era] };
+  }
+  const client = new Client({ name: `doris-mcp-hostseq-${sdk}`, version: '1.0.0' }, options);
+  const out = { sdk, client, stderr: '' };
+  if (opts.url) {
+    out.transport = new HTTP(new URL(opts.url));
+  } else {
+    out.transport = new Stdio({ command: command[0], args: command.slice(1), env: { ...process.env }, stderr: 'pipe' });
+    out.transport.stderr?.on('data', (b) => { out.stderr = (out.stderr + b.toString()).slice(-6000); });
+  }
+  return out;
+}
+
+run('hostseq', async () => {
+  const { opts, command } = parseArgs(process.argv.slice(2), ['progress']);
+  check(!!opts.url !== command.length > 0, 'give exactly one of --url URL or -- COMMAND ARGS...');
+  const database = opts.database || 'demo';
+  const forbidden = opts.forbidden || 'secret.salaries';
+  const { sdk, client, transport, ...io } = await connect(opts, command);
+
+  // v1's callTool takes (params, resultSchema, options), v2's (params, options).
+  const withOptions = (o) => (sdk === 'v1' ? [undefined, o] : [o]);
+  const answers = {};
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args }, ...withOptions({ timeout: 60000 }));
+    const sc = r.structuredContent;
+    check(sc, `${name}: no structuredContent: ${JSON.stringify(r).slice(0, 300)}`);
+    const text = r.content && r.content[0] && r.content[0].text;
     check(text && JSON.stringify(JSON.parse(text)) === JSON.stringify(sc), `${name}: text content and structuredContent differ`);
     return sc;
   };
-  const tool = async (name, args) => structured(await client.callTool({ name, arguments: args }), name);
-  const refused = (env, code, reason, what) => {
-    check(env.mode === 'error', `${what}: want an error envelope, got ${JSON.stringify(env).slice(0, 400)}`);
-    check(env.error.code === code, `${what}: error ${env.error.code}, want ${code}`);
-    if (reason) check(env.error.details && env.error.details.reason_code === reason, `${what}: reason ${JSON.stringify(env.error.details)}, want ${reason}`);
+  const discover = async (domain) => {
+    const m = await call(domain, {});
+    check(m.mode === 'manifest' && m.manifest_version, `${domain} {}: ${JSON.stringify(m).slice(0, 300)}`);
+    return m;
   };
-
   try {
-    await client.connect(transport);
-    // 1. Identity, in the era the client chose.
+    try {
+      await client.connect(transport);
+    } catch (e) {
+      throw new Error(`connect: ${e.message}; stderr: ${io.stderr.slice(-1500)}`);
+    }
     const server = client.getServerVersion();
-    check(server && server.name === 'doris-mcp-server', `serverInfo ${JSON.stringify(server)}`);
+    check(server?.name?.startsWith('doris-mcp-server'), `1. serverInfo ${JSON.stringify(server)}`);
     const era = sdk === 'v2' ? client.getProtocolEra() : 'legacy';
-    check(era === wantEra, `protocol era ${era}, want ${wantEra}`);
-    const version = sdk === 'v2' ? client.getNegotiatedProtocolVersion() : transport.protocolVersion;
-    step(1, 'server identity', `${server.name} ${server.version}, era ${era}${version ? ', ' + version : ''}`);
+    const protocolVersion = sdk === 'v2' ? client.getNegotiatedProtocolVersion() : transport.protocolVersion;
+    answers['1 identity'] = { name: server.name };
 
-    // 2. Eight domains (every page).
     const names = [];
     let cursor;
     do {
@@ -89,60 +121,53 @@ run('hostseq', async () => {
       names.push(...page.tools.map((t) => t.name));
       cursor = page.nextCursor;
     } while (cursor);
-    check(names.length === 8 && names.every((n) => n.startsWith('doris_')), `tools/list: ${names.join(', ')}`);
-    step(2, 'tools/list', names.join(' '));
+    check(names.length === 8 && names.every((n) => n.startsWith('doris_')), `2. tools/list: ${names.join(', ')}`);
+    answers['2 tools/list'] = names.sort();
 
-    // 3. Catalog discovery, then list_tables.
-    const cat = await tool('doris_catalog', {});
-    check(cat.mode === 'manifest' && cat.manifest_version, `discover doris_catalog: ${JSON.stringify(cat).slice(0, 400)}`);
-    const tables = await tool('doris_catalog', { child_tool: 'list_tables', arguments: { database }, manifest_version: cat.manifest_version });
-    check(tables.mode === 'result' && Array.isArray(tables.data.data.items) && tables.data.data.items.length > 0, `list_tables: ${JSON.stringify(tables).slice(0, 400)}`);
-    step(3, 'doris_catalog list_tables', `${tables.data.data.items.length} tables in ${database}`);
+    const cat = await discover('doris_catalog');
+    const lt = await call('doris_catalog', { child_tool: 'list_tables', arguments: { database }, manifest_version: cat.manifest_version });
+    check(lt.mode === 'result' && lt.data?.data?.items?.length > 0, `3. list_tables: ${JSON.stringify(lt).slice(0, 300)}`);
+    answers['3 catalog'] = strip(lt);
 
-    // 4. Switch to the cluster domain in the same conversation.
-    const cl = await tool('doris_cluster', {});
-    const caps = await tool('doris_cluster', { child_tool: 'get_runtime_capabilities', arguments: {}, manifest_version: cl.manifest_version });
-    check(caps.mode === 'result', `get_runtime_capabilities: ${JSON.stringify(caps).slice(0, 400)}`);
-    step(4, 'doris_cluster get_runtime_capabilities', `master_fe ${JSON.stringify(caps.data.data && caps.data.data.versions && caps.data.data.versions.master_fe)}`);
+    const cl = await discover('doris_cluster');
+    const caps = await call('doris_cluster', { child_tool: 'get_runtime_capabilities', arguments: {}, manifest_version: cl.manifest_version });
+    check(caps.mode === 'result', `4. get_runtime_capabilities: ${JSON.stringify(caps).slice(0, 300)}`);
+    answers['4 cluster'] = strip(caps.data?.data?.versions);
 
-    // 5. An invalid child name, deterministically.
-    const bad = [];
-    for (let i = 0; i < 2; i++) {
-      const env = await tool('doris_catalog', { child_tool: 'list_tablez', arguments: {} });
-      refused(env, 'CHILD_TOOL_NOT_FOUND', undefined, 'invalid child');
-      delete env.error.trace_id; // each call's own, by design
-      bad.push(JSON.stringify(env.error));
+    const a = await call('doris_catalog', { child_tool: 'list_tablez', arguments: {} });
+    const b = await call('doris_catalog', { child_tool: 'list_tablez', arguments: {} });
+    check(a.mode === 'error' && a.error.code === 'CHILD_TOOL_NOT_FOUND', `5. invalid child: ${JSON.stringify(a)}`);
+    check(JSON.stringify(strip(a)) === JSON.stringify(strip(b)), '5. the rejection differs between two calls');
+    answers['5 invalid child'] = strip(a);
+
+    const w = await call('doris_query', { child_tool: 'execute_query', arguments: { sql: `INSERT INTO ${database}.orders SELECT * FROM ${database}.orders` } });
+    check(w.error?.code === 'CHILD_ARGUMENTS_INVALID' && w.error?.details?.reason_code === 'QUERY_READ_ONLY_VIOLATION', `6. write SQL: ${JSON.stringify(w).slice(0, 300)}`);
+    answers['6 read-only guard'] = strip(w);
+
+    const stale = await call('doris_catalog', { child_tool: 'list_databases', arguments: {}, manifest_version: cat.manifest_version + '-old' });
+    check(stale.error?.code === 'CHILD_MANIFEST_STALE' && stale.error.details.rediscover === true, `7. stale: ${JSON.stringify(stale).slice(0, 300)}`);
+    const fresh = await discover('doris_catalog');
+    const again = await call('doris_catalog', { child_tool: 'list_databases', arguments: {}, manifest_version: fresh.manifest_version });
+    check(again.mode === 'result', `7. after rediscovery: ${JSON.stringify(again).slice(0, 300)}`);
+    answers['7 stale manifest'] = strip(stale);
+
+    const p = await call('doris_query', { child_tool: 'execute_query', arguments: { sql: `SELECT * FROM ${forbidden}` } });
+    check(p.error?.code === 'CHILD_EXECUTION_FAILED' && p.error?.details?.reason_code === 'QUERY_PERMISSION_DENIED', `8. permission denied: ${JSON.stringify(p).slice(0, 300)}`);
+    check(!JSON.stringify(p).includes('command denied to user'), `8. the backend's error text reached the Host: ${JSON.stringify(p)}`);
+    answers['8 permission denied'] = strip(p);
+
+    let progress;
+    if (opts.progress) {
+      progress = 0;
+      const r = await client.callTool({ name: 'doris_query', arguments: { child_tool: 'execute_query', arguments: {
+        sql: `SELECT SUM(a.seq * b.seq) AS s FROM ${database}.seq_1_to_100000 a, ${database}.seq_1_to_100000 b`, timeout_ms: 3000 } } },
+      ...withOptions({ timeout: 60000, onprogress: () => { progress++; } }));
+      check(r.structuredContent, 'progress call: no result');
+      check(progress > 0, 'no progress notification reached the Host during a 3 s query');
     }
-    check(bad[0] === bad[1], `invalid child answered differently: ${bad[0]} / ${bad[1]}`);
-    step(5, 'invalid child rejected', 'CHILD_TOOL_NOT_FOUND, twice the same');
-
-    // 6. Write SQL.
-    const qd = await tool('doris_query', {});
-    const w = await tool('doris_query', { child_tool: 'execute_query', manifest_version: qd.manifest_version,
-      arguments: { sql: `INSERT INTO ${database}.orders SELECT * FROM ${database}.orders` } });
-    refused(w, 'CHILD_ARGUMENTS_INVALID', 'QUERY_READ_ONLY_VIOLATION', 'write SQL');
-    step(6, 'write SQL refused', w.error.details.reason_code);
-
-    // 7. A stale manifest, then rediscovery.
-    const stale = await tool('doris_catalog', { child_tool: 'list_databases', arguments: {}, manifest_version: 'mv-stale-0000' });
-    refused(stale, 'CHILD_MANIFEST_STALE', undefined, 'stale manifest');
-    check(stale.error.details && stale.error.details.rediscover === true, `stale manifest without a rediscover hint: ${JSON.stringify(stale.error)}`);
-    const again = await tool('doris_catalog', {});
-    const dbs = await tool('doris_catalog', { child_tool: 'list_databases', arguments: {}, manifest_version: again.manifest_version });
-    check(dbs.mode === 'result', `after rediscovery: ${JSON.stringify(dbs).slice(0, 400)}`);
-    step(7, 'stale manifest rediscovered', 'CHILD_MANIFEST_STALE with rediscover, then a result');
-
-    // 8. An object the account may not read.
-    if (opts.forbidden) {
-      const p = await tool('doris_query', { child_tool: 'execute_query', manifest_version: qd.manifest_version,
-        arguments: { sql: `SELECT * FROM ${opts.forbidden}` } });
-      refused(p, 'CHILD_EXECUTION_FAILED', 'QUERY_PERMISSION_DENIED', 'permission-denied object');
-      check(!JSON.stringify(p).includes('command denied to user'), `the backend's error text reached the Host: ${JSON.stringify(p)}`);
-      step(8, 'permission-denied object reported', p.error.details.reason_code);
-    }
-
-    return { client: `${pkg}@${versionOf(pkg)}`, sdk, negotiation: sdk === 'v2' ? negotiation : 'default', era, steps: steps.length, evidence: steps };
+    const pkg = sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/client';
+    return { client: `${pkg}@${versionOf(pkg)}`, sdk, era, protocolVersion, server, steps: 8, progress, answers };
   } finally {
     await client.close().catch(() => {});
   }
-}, 90000);
+}, 150000);
