@@ -23,7 +23,7 @@ RENDERING = ("{{ source_schema }} -> mfs; {{ mf_time_spine_source }} -> mfs.mf_t
              "render_time_constraint(x, a, b) -> x >= 'a' AND x <= 'b' (b at the end of its day when it has no time); "
              "render_date_trunc(x, G) -> the start of x's period (weeks start on Monday) as DATETIME; "
              "render_date_sub(t, c, n, G) -> t.c - INTERVAL n G; "
-             "double_data_type_name -> DOUBLE; cast_to_ts(x) -> CAST(x AS DATETIME); "
+             "double_data_type_name -> DOUBLE; cast_to_ts(x) -> CAST('x' AS DATETIME); "
              "render_dimension_template(x) -> {{ Dimension('x') }} (and Metric, TimeDimension alike)")
 
 git_dir = sys.argv[1]
@@ -238,7 +238,7 @@ ENV = {
     "render_date_trunc": date_trunc, "render_time_constraint": time_constraint,
     "render_date_sub": lambda t, c, n, g: "%s.%s - INTERVAL %s %s" % (t, c, n, g.upper()),
     "render_date_add": unrenderable,
-    "cast_to_ts": lambda x: "CAST(%s AS DATETIME)" % x,
+    "cast_to_ts": lambda x: "CAST('%s' AS DATETIME)" % x,
     "render_dimension_template": lambda n, entity_path=None: "{{ Dimension('%s'%s) }}" % (n, "" if not entity_path else ", entity_path=%r" % list(entity_path)),
     "render_time_dimension_template": lambda n, g=None: "{{ TimeDimension('%s'%s) }}" % (n, "" if g is None else ", '%s'" % g),
     "render_entity_template": lambda n, entity_path=None: "{{ Entity('%s') }}" % n,
