@@ -109,6 +109,32 @@ func TestNewPathsAreDeterministic(t *testing.T) {
 		{"metrics": []string{"trailing_2_months_revenue"}, "group_by": []string{"revenue_instance__ds__day"}},
 		{"metrics": []string{"revenue_all_time", "revenue"}},
 	}
+	// Entity paths resolved by the model that owns the element (two models
+	// share the primary entity listing, and user), and partition joins,
+	// over MetricFlow's SIMPLE_MODEL.
+	simple := []map[string]any{
+		{"metrics": []string{"booking_value"}, "group_by": []string{"booking__is_instant", "listing__country_latest", "listing__lux_listing"}},
+		{"metrics": []string{"listings"}, "group_by": []string{"user__company_name", "user__home_state_latest"}},
+		{"metrics": []string{"identity_verifications"}, "group_by": []string{"verification__ds_partitioned", "user__home_state"}},
+	}
+	for i, req := range simple {
+		var first string
+		for n := 0; n < 20; n++ {
+			pv := newProvider(t, "mfs", "testdata/metricflow/simple_manifest.json")
+			reason, sql := compileReason(t, pv, req)
+			if reason != "" {
+				t.Fatalf("simple request %d refused with %s", i, reason)
+			}
+			if _, err := guard.Check(sql); err != nil {
+				t.Fatalf("simple request %d: the guard rejects the compiled SQL: %v", i, err)
+			}
+			if n == 0 {
+				first = sql
+			} else if sql != first {
+				t.Fatalf("simple request %d: compilation %d differs from the first", i, n)
+			}
+		}
+	}
 	for i, req := range reqs {
 		var first string
 		for n := 0; n < 20; n++ {

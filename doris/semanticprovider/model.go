@@ -51,14 +51,15 @@ type entity struct {
 }
 
 type dimension struct {
-	name     string
-	isTime   bool
-	grain    grain // a time dimension's own granularity
-	validity bool  // SCD type-2 validity dimension
-	expr     *sqlExpr
-	err      *Error
-	model    *model
-	desc     string
+	name      string
+	isTime    bool
+	grain     grain // a time dimension's own granularity
+	validity  bool  // SCD type-2 validity dimension
+	partition bool  // is_partition: joins also match it (MetricFlow's partition joins)
+	expr      *sqlExpr
+	err       *Error
+	model     *model
+	desc      string
 }
 
 type measure struct {
@@ -352,7 +353,7 @@ func (ix *index) addModel(doc *semanticModelDoc, path string) (*model, *Error) {
 		if md.dimBy[d.Name] != nil || md.entityBy[d.Name] != nil {
 			return nil, bad(dp+".name", "element "+d.Name+" is defined twice")
 		}
-		dm := &dimension{name: d.Name, model: md}
+		dm := &dimension{name: d.Name, model: md, partition: d.IsPartition != nil && *d.IsPartition}
 		if d.Description != nil {
 			dm.desc = *d.Description
 		}

@@ -109,6 +109,16 @@ func (c *compiler) plan(q *query) (*planner, *Error) {
 				}
 				return nil, fail(ReasonTimeSpineRequired, "join_to_timespine needs a time spine in the manifest")
 			}
+			// MetricFlow applies a filter on a queried group-by again after
+			// the join to the spine (dropping the spine's empty periods);
+			// this provider does not yet.
+			for _, f := range l.filters {
+				for _, r := range f.expr.refs {
+					if el, err := c.ix.resolve(l.measure, r); err == nil && seen[outName(r, el)] {
+						return nil, fail(ReasonTimeSpineJoinUnsupported, "join_to_timespine with a filter on a queried group-by")
+					}
+				}
+			}
 		}
 		if l.offset == nil && l.cum == nil {
 			continue
@@ -486,7 +496,34 @@ func (lc *leafCtx) joinSQL() ([]string, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, "LEFT OUTER JOIN "+h.to.rel.sql()+" AS "+quote(alias)+"\n  ON "+l+" = "+r)
+		on := []string{l + " = " + r}
+		// Partition dimensions of the same name on both sides are joined
+		// too (MetricFlow's PartitionJoinResolver), time partitions at each
+		// side's own granularity.
+		for _, pd := range h.from.dims {
+			qd := h.to.dimBy[pd.name]
+			if !pd.partition || qd == nil || !qd.partition || pd.isTime != qd.isTime {
+				continue
+			}
+			for _, d := range []*dimension{pd, qd} {
+				if d.err != nil {
+					return nil, d.err
+				}
+			}
+			pl, err := lc.exprAt(pd.expr, parent)
+			if err != nil {
+				return nil, err
+			}
+			pr, err := lc.exprAt(qd.expr, alias)
+			if err != nil {
+				return nil, err
+			}
+			if pd.isTime {
+				pl, pr = trunc(lc.p, pl, pd.grain), trunc(lc.p, pr, qd.grain)
+			}
+			on = append(on, pl+" = "+pr)
+		}
+		out = append(out, "LEFT OUTER JOIN "+h.to.rel.sql()+" AS "+quote(alias)+"\n  ON "+strings.Join(on, "\n  AND "))
 	}
 	return out, nil
 }

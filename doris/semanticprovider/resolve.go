@@ -16,24 +16,66 @@ type hop struct {
 	to     *model
 }
 
-// reach walks links from the measure's model m. A last link that is the
-// current model's primary entity names that model itself (local
-// elements, as in order_id__ordered_at on orders); every other link joins
-// to the one other model where the entity is primary or unique.
-func (ix *index) reach(m *model, links []string) (*model, []hop, *Error) {
-	cur := m
-	var hops []hop
-	for i, e := range links {
-		if i == len(links)-1 && cur.primary == e {
-			break
+// reach finds the model that owns element r.element along the entity
+// links of r, from the measure's model m, as MetricFlow resolves entity
+// paths:
+//   - a single link that is a linkable entity of m (its primary entity, or
+//     a unique or natural one) names m's own elements (order_id__ordered_at
+//     on orders), and m's own elements win over joined ones, as MetricFlow
+//     satisfies a group-by from the measure's data set before joining;
+//   - otherwise each link joins to a model where the entity is primary or
+//     unique; several models may share a primary entity (MetricFlow's
+//     PrimaryEntityDimensionPairs validation keeps their dimension names
+//     apart), so the path is the one whose last model owns the element.
+//
+// A path with fewer joins wins over a longer one; two paths of the same
+// length that both reach the element are ambiguous (MetricFlow would pick
+// one by the order of its source nodes, which this provider does not
+// guess).
+func (ix *index) reach(m *model, r ref) (*model, []hop, *Error) {
+	links := r.links
+	if len(links) == 0 {
+		return m, nil, nil
+	}
+	if len(links) == 1 && m.localLink(links[0]) && m.owns(r) {
+		return m, nil, nil
+	}
+	var (
+		found    *model
+		foundHop []hop
+		ambig    bool
+		firstErr *Error
+	)
+	note := func(err *Error) {
+		if firstErr == nil {
+			firstErr = err
 		}
-		if cur.entityBy[e] == nil {
-			return nil, nil, fail(ReasonGroupByInvalid, "entity "+e+" is not an entity of "+cur.name)
+	}
+	var walk func(cur *model, i int, hops []hop)
+	walk = func(cur *model, i int, hops []hop) {
+		e := links[i]
+		last := i == len(links)-1
+		// A later link that is the current model's primary entity names
+		// that model itself (customer__region on a model whose primary
+		// entity is region): its elements, without another join.
+		if last && i > 0 && cur.primary == e && cur.owns(r) {
+			if found == nil || len(hops) < len(foundHop) {
+				found, foundHop, ambig = cur, append([]hop(nil), hops...), false
+			} else if len(hops) == len(foundHop) && found != cur {
+				ambig = true
+			}
+			return
 		}
-		if cur.entityBy[e].typ == "natural" {
-			return nil, nil, fail(ReasonValidityUnsupported, "joins on natural entity "+e+" need validity windows")
+		from := cur.entityBy[e]
+		if from == nil {
+			note(fail(ReasonGroupByInvalid, "entity "+e+" is not an entity of "+cur.name))
+			return
 		}
-		var to *model
+		if from.typ == "natural" {
+			note(fail(ReasonValidityUnsupported, "joins on natural entity "+e+" need validity windows"))
+			return
+		}
+		reached := false
 		for _, cand := range ix.models {
 			if cand == cur {
 				continue
@@ -42,21 +84,60 @@ func (ix *index) reach(m *model, links []string) (*model, []hop, *Error) {
 			if ce == nil || (ce.typ != "primary" && ce.typ != "unique") {
 				continue
 			}
-			if to != nil {
-				return nil, nil, fail(ReasonJoinAmbiguous, "entity "+e+" is primary or unique in more than one semantic model")
+			reached = true
+			next := append(append([]hop(nil), hops...), hop{entity: e, from: cur, to: cand})
+			if len(next) > maxHops {
+				note(fail(ReasonGroupByInvalid, "more than two joins to reach "+r.text))
+				continue
 			}
-			to = cand
+			if !last {
+				walk(cand, i+1, next)
+				continue
+			}
+			if !cand.owns(r) {
+				continue
+			}
+			switch {
+			case found == nil || len(next) < len(foundHop):
+				found, foundHop, ambig = cand, next, false
+			case len(next) == len(foundHop):
+				ambig = true
+			}
 		}
-		if to == nil {
-			return nil, nil, fail(ReasonGroupByInvalid, "no semantic model has "+e+" as a primary or unique entity")
+		if !reached {
+			note(fail(ReasonGroupByInvalid, "no semantic model has "+e+" as a primary or unique entity"))
 		}
-		hops = append(hops, hop{entity: e, from: cur, to: to})
-		if len(hops) > maxHops {
-			return nil, nil, fail(ReasonGroupByInvalid, "more than two joins to reach "+strings.Join(links, "__"))
-		}
-		cur = to
 	}
-	return cur, hops, nil
+	walk(m, 0, nil)
+	if ambig {
+		return nil, nil, fail(ReasonJoinAmbiguous, r.text+" is reached through more than one semantic model")
+	}
+	if found == nil {
+		if firstErr != nil {
+			return nil, nil, firstErr
+		}
+		return nil, nil, fail(ReasonGroupByInvalid, r.text+" is not reachable from "+m.name)
+	}
+	return found, foundHop, nil
+}
+
+// localLink reports whether entity e prefixes m's own elements: its
+// primary entity, or a unique or natural entity (MetricFlow's
+// entity_links_for_local_elements).
+func (m *model) localLink(e string) bool {
+	if m.primary == e {
+		return true
+	}
+	en := m.entityBy[e]
+	return en != nil && (en.typ == "primary" || en.typ == "unique" || en.typ == "natural")
+}
+
+// owns reports whether m has the element r names, of the kind r asks for.
+func (m *model) owns(r ref) bool {
+	if r.kind != refEntity && m.dimBy[r.element] != nil {
+		return true
+	}
+	return r.kind != refDimension && r.kind != refTimeDim && r.grain == grainNone && m.entityBy[r.element] != nil
 }
 
 // elemKind is what a resolved reference is.
@@ -100,7 +181,7 @@ func (ix *index) resolve(me *measure, r ref) (element, *Error) {
 	if len(r.links) == 0 && r.kind != refEntity && r.kind != refName {
 		return element{}, fail(ReasonGroupByInvalid, r.text+" needs an entity prefix, as in entity__"+r.element)
 	}
-	owner, hops, err := ix.reach(me.model, r.links)
+	owner, hops, err := ix.reach(me.model, r)
 	if err != nil {
 		return element{}, err
 	}
