@@ -3,8 +3,10 @@ package main
 // TestLayering keeps the package map of the design true: imports point one
 // way (main -> mcp -> catalog -> doris -> guard), the security packages
 // and the telemetry writers (mcp/metrics, mcp/audit) depend on nothing
-// outside the standard library, and go.mod requires exactly the two
-// modules the design allows.
+// outside the standard library (auth on the JSON layer, doris/schema, as
+// well), the JSON layer on nothing but the standard library and knows no
+// MCP or Doris member, and go.mod requires exactly the two modules the
+// design allows.
 
 import (
 	"bufio"
@@ -71,9 +73,19 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		case under(path, "auth"):
+			// auth reads its security documents with the one strict JSON
+			// decoder, doris/schema, which is standard library only itself.
 			for _, d := range p.Deps {
-				if !isStd(d) && !under(d, "auth") {
-					t.Errorf("%s depends on %s; auth uses only the standard library", path, d)
+				if !isStd(d) && !under(d, "auth") && d != module+"/doris/schema" {
+					t.Errorf("%s depends on %s; auth uses only the standard library and doris/schema", path, d)
+				}
+			}
+		case path == module+"/doris/schema":
+			// The JSON layer: the walk, the strict decoder and the
+			// contract's validator, for mcp, catalog, doris and auth alike.
+			for _, d := range p.Deps {
+				if !isStd(d) {
+					t.Errorf("%s depends on %s; the JSON layer uses only the standard library", path, d)
 				}
 			}
 		case under(path, "doris"):
@@ -90,7 +102,7 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"guard", "handle", "auth", "doris", "catalog", "mcp", "mcp/metrics", "mcp/audit"} {
+	for _, want := range []string{"guard", "handle", "auth", "doris", "doris/schema", "catalog", "mcp", "mcp/metrics", "mcp/audit"} {
 		if _, ok := pkgs[module+"/"+want]; !ok {
 			t.Errorf("package %s not found by go list", want)
 		}
