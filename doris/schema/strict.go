@@ -326,10 +326,6 @@ func (s *scanner) object(depth int) *Error {
 	var many map[string]struct{}
 	top := len(s.path)
 	for {
-		if s.trace {
-			// While a name is read the path ends at the object.
-			s.path = s.path[:top]
-		}
 		s.skipSpace()
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return s.fail(Syntax, "expected a member name")
@@ -382,6 +378,9 @@ func (s *scanner) object(depth int) *Error {
 		if err := s.value(depth); err != nil {
 			return err
 		}
+		if s.trace {
+			s.path = s.path[:top]
+		}
 		s.skipSpace()
 		if s.i >= len(s.b) {
 			return s.fail(Syntax, "unexpected end of JSON input")
@@ -391,9 +390,6 @@ func (s *scanner) object(depth int) *Error {
 			s.i++
 		case '}':
 			s.i++
-			if s.trace {
-				s.path = s.path[:top]
-			}
 			return nil
 		default:
 			return s.fail(Syntax, "expected ',' or '}' in an object")
@@ -409,16 +405,16 @@ func (s *scanner) array(depth int) *Error {
 		return nil
 	}
 	top := len(s.path)
-	if s.trace {
-		s.path = append(s.path, step{isIndex: true})
-	}
 	for n := 0; ; n++ {
 		if s.trace {
-			s.path[top].index = n
+			s.path = append(s.path, step{index: n, isIndex: true})
 		}
 		s.skipSpace()
 		if err := s.value(depth); err != nil {
 			return err
+		}
+		if s.trace {
+			s.path = s.path[:top]
 		}
 		s.skipSpace()
 		if s.i >= len(s.b) {
@@ -429,9 +425,6 @@ func (s *scanner) array(depth int) *Error {
 			s.i++
 		case ']':
 			s.i++
-			if s.trace {
-				s.path = s.path[:top]
-			}
 			return nil
 		default:
 			return s.fail(Syntax, "expected ',' or ']' in an array")
