@@ -423,21 +423,26 @@ type Violation struct {
 
 // Limits bound the work one document may cause, whatever its schema says.
 type Limits struct {
-	MaxDepth int // nesting of objects and arrays
-	MaxNodes int // values in all
+	MaxDepth int // nesting of objects and arrays; 0: DefaultMaxDepth
+	MaxNodes int // values in all; 0: no bound
 }
 
-// Validate checks doc, which must be well-formed JSON, against s and
-// returns at most max violations (all of them when max <= 0), sorted by
-// path and keyword. nil means valid.
+// Validate checks doc against s and returns at most max violations (all
+// of them when max <= 0), sorted by path and keyword. nil means valid. A
+// document that is not exactly one well-formed JSON value (Check's
+// grammar; a member name may repeat, the protocol layer refuses that) is
+// one "json" violation, whatever the schema says.
 func (s *Schema) Validate(doc []byte, lim Limits, max int) []Violation {
-	if !utf8.Valid(doc) {
-		return []Violation{{Keyword: "json", Message: "the document is not valid UTF-8"}}
-	}
-	if depth, nodes := measure(doc); lim.MaxDepth > 0 && depth > lim.MaxDepth {
-		return []Violation{{Keyword: "maxDepth", Message: fmt.Sprintf("the document is nested deeper than %d levels", lim.MaxDepth)}}
-	} else if lim.MaxNodes > 0 && nodes > lim.MaxNodes {
-		return []Violation{{Keyword: "maxNodes", Message: fmt.Sprintf("the document holds more than %d values", lim.MaxNodes)}}
+	if e := check(doc, Strict{MaxDepth: lim.MaxDepth, MaxValues: lim.MaxNodes, Duplicates: true}); e != nil {
+		switch {
+		case e.Reason == TooDeep:
+			return []Violation{{Keyword: "maxDepth", Message: fmt.Sprintf("the document is nested deeper than %d levels", e.Limit)}}
+		case e.Reason == TooMany:
+			return []Violation{{Keyword: "maxNodes", Message: fmt.Sprintf("the document holds more than %d values", e.Limit)}}
+		case !utf8.Valid(doc):
+			return []Violation{{Keyword: "json", Message: "the document is not valid UTF-8"}}
+		}
+		return []Violation{{Keyword: "json", Message: "the document is not well-formed JSON"}}
 	}
 	var v validator
 	v.check(s.root, doc, "", 1)
@@ -460,9 +465,9 @@ func (s *Schema) Validate(doc []byte, lim Limits, max int) []Violation {
 	return v.out
 }
 
-// Valid reports whether doc satisfies s.
+// Valid reports whether doc is one well-formed JSON value that satisfies s.
 func (s *Schema) Valid(doc []byte) bool {
-	if !utf8.Valid(doc) {
+	if check(doc, Strict{Duplicates: true}) != nil {
 		return false
 	}
 	v := validator{quick: true}
@@ -491,32 +496,6 @@ func (v *validator) sub(n *node, doc []byte, path string, depth int) bool {
 		v.syntax = true
 	}
 	return ok
-}
-
-// measure returns the nesting depth of doc and about how many values it
-// holds (containers, plus one per element or member), in one byte scan
-// that knows strings.
-func measure(doc []byte) (depth, nodes int) {
-	d := 0
-	for i := 0; i < len(doc); i++ {
-		switch doc[i] {
-		case '"':
-			e, err := stringEnd(doc, i)
-			if err != nil {
-				return depth, nodes
-			}
-			i = e - 1
-		case '{', '[':
-			d++
-			nodes++
-			depth = max(depth, d)
-		case '}', ']':
-			d--
-		case ',':
-			nodes++
-		}
-	}
-	return depth, nodes + 1
 }
 
 // label names the member at path for a message: "sql", "filters.x",
