@@ -108,7 +108,7 @@ func Compile(doc []byte) (*Schema, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	c := &compiler{defs: map[string]*node{}, building: map[string]bool{}}
+	c := &compiler{defs: map[string]*node{}, edges: map[string][]refEdge{}}
 	if m, ok := v.(map[string]any); ok {
 		if d, ok := m["$defs"].(map[string]any); ok {
 			c.source = d
@@ -120,41 +120,79 @@ func Compile(doc []byte) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name := range c.source { // an unused definition is still checked
+	names := make([]string, 0, len(c.source))
+	for name := range c.source {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names { // an unused definition is still checked
 		if _, err := c.def(name, ""); err != nil {
 			return nil, err
 		}
 	}
+	if err := c.checkRefs(names); err != nil {
+		return nil, err
+	}
 	return &Schema{root: root}, nil
 }
+
+// Bounds on a schema's shape, so that compiling and validating always end
+// well inside the goroutine stack.
+const (
+	// maxSchemaDepth bounds the nesting of subschemas in the document.
+	maxSchemaDepth = 128
+	// maxRefChain bounds a chain of references that apply to one value
+	// (none descending into the document between them).
+	maxRefChain = 32
+)
 
 // compiler compiles one schema document: its $defs are compiled once, on
 // first reference.
 type compiler struct {
-	source   map[string]any   // the root's $defs
-	defs     map[string]*node // compiled definitions, by name
-	building map[string]bool  // definitions being compiled
+	source map[string]any   // the root's $defs
+	defs   map[string]*node // compiled definitions, by name (or being compiled)
+	// stack holds the definitions being compiled, innermost last, each
+	// with the number of descending keywords entered when it began.
+	stack []defFrame
+	// descents counts the keywords entered, on the way to the subschema
+	// being compiled, whose subschema applies to a value nested inside the
+	// current one (properties, items, additionalProperties,
+	// propertyNames).
+	descents int
+	// depth is the nesting of the subschema being compiled, within its
+	// definition (or the root).
+	depth int
+	// edges are the references from each definition that apply to the
+	// same value the definition applies to.
+	edges map[string][]refEdge
 }
 
-// def returns the compiled definition name, referenced at at. A
-// definition that refers back to itself is allowed only below a keyword
-// that descends into the document (properties, items, ...): otherwise
-// checking it would never end.
+type defFrame struct {
+	name     string
+	descents int
+}
+
+type refEdge struct {
+	to, at string
+}
+
+// def returns the compiled definition name, referenced at at.
 func (c *compiler) def(name, at string) (*node, error) {
 	if n, ok := c.defs[name]; ok {
-		if c.building[name] && !descends(strings.TrimPrefix(at, "/$defs/"+name)) {
-			return nil, fmt.Errorf("schema: %s/$ref: refers to #/$defs/%s without descending into the document", orRoot(at), name)
-		}
-		return n, nil
+		return n, nil // compiled, or being compiled (checkRefs sees cycles)
 	}
 	src, ok := c.source[name]
 	if !ok {
 		return nil, fmt.Errorf("schema: %s/$ref: #/$defs/%s does not exist", orRoot(at), name)
 	}
 	n := &node{}
-	c.defs[name], c.building[name] = n, true
-	compiled, err := c.compile(src, "/$defs/"+name)
-	delete(c.building, name)
+	c.defs[name] = n
+	c.stack = append(c.stack, defFrame{name, c.descents})
+	depth := c.depth
+	c.depth = 0
+	compiled, err := c.compile(src, pointer("/$defs", name))
+	c.depth = depth
+	c.stack = c.stack[:len(c.stack)-1]
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +200,63 @@ func (c *compiler) def(name, at string) (*node, error) {
 	return n, nil
 }
 
-// descends reports whether a schema path crosses a keyword whose
-// subschema applies to a value nested inside the current one.
-func descends(path string) bool {
-	for _, kw := range []string{"/properties/", "/items", "/additionalProperties", "/propertyNames"} {
-		if strings.Contains(path, kw) {
-			return true
+// ref records a reference to name at at, and returns its definition.
+func (c *compiler) ref(name, at string) (*node, error) {
+	if len(c.stack) > 0 {
+		if top := c.stack[len(c.stack)-1]; c.descents == top.descents {
+			c.edges[top.name] = append(c.edges[top.name], refEdge{name, at})
 		}
 	}
-	return false
+	return c.def(name, at)
+}
+
+// checkRefs refuses references that would make validation recurse on one
+// value without end: a cycle of definitions none of which descends into
+// the document on the way round (each reference in it applies to the very
+// value the definition does), and chains of such references longer than
+// maxRefChain. A reference below properties, items, additionalProperties
+// or propertyNames applies to a nested value or a name, so a cycle through
+// one ends with the document. This is decided on the graph of
+// definitions, not on the text of schema paths, so a definition named
+// "properties" is a definition like any other.
+func (c *compiler) checkRefs(names []string) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	longest := map[string]int{} // the longest chain of references from a definition
+	var visit func(name string) error
+	visit = func(name string) error {
+		state[name] = active
+		for _, e := range c.edges[name] {
+			switch state[e.to] {
+			case active:
+				return fmt.Errorf("schema: #%s/$ref: refers to #/$defs/%s without descending into the document", e.at, e.to)
+			case unseen:
+				if err := visit(e.to); err != nil {
+					return err
+				}
+			}
+			if l := longest[e.to] + 1; l > longest[name] {
+				longest[name] = l
+			}
+			if longest[name] > maxRefChain {
+				return fmt.Errorf("schema: #%s/$ref: more than %d references apply to one value", e.at, maxRefChain)
+			}
+		}
+		state[name] = done
+		return nil
+	}
+	for _, name := range names {
+		if state[name] == unseen {
+			if err := visit(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // MustCompile is Compile for literal schemas known to be valid.
@@ -182,7 +268,20 @@ func MustCompile(doc string) *Schema {
 	return s
 }
 
+// compileIn compiles a subschema that applies to a value nested inside
+// the current one (or to a member name).
+func (c *compiler) compileIn(v any, at string) (*node, error) {
+	c.descents++
+	defer func() { c.descents-- }()
+	return c.compile(v, at)
+}
+
 func (c *compiler) compile(v any, at string) (*node, error) {
+	if c.depth >= maxSchemaDepth {
+		return nil, fmt.Errorf("schema: %s: subschemas nest deeper than %d levels", orRoot(at), maxSchemaDepth)
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	switch t := v.(type) {
 	case bool:
 		return &node{never: !t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}, nil
@@ -264,7 +363,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 			}
 			n.uniqueItems = b
 		case "items":
-			n.items, err = c.compile(val, at+"/items")
+			n.items, err = c.compileIn(val, at+"/items")
 		case "properties":
 			pm, ok := val.(map[string]any)
 			if !ok {
@@ -272,7 +371,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 			}
 			n.properties = make(map[string]*node, len(pm))
 			for name, ps := range pm {
-				if n.properties[name], err = c.compile(ps, at+"/properties/"+name); err != nil {
+				if n.properties[name], err = c.compileIn(ps, pointer(at+"/properties", name)); err != nil {
 					return nil, err
 				}
 				n.propOrder = append(n.propOrder, name)
@@ -281,9 +380,9 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 		case "required":
 			n.required, err = stringList(val)
 		case "additionalProperties":
-			n.additional, err = c.compile(val, at+"/additionalProperties")
+			n.additional, err = c.compileIn(val, at+"/additionalProperties")
 		case "propertyNames":
-			n.propertyNames, err = c.compile(val, at+"/propertyNames")
+			n.propertyNames, err = c.compileIn(val, at+"/propertyNames")
 		case "dependentRequired":
 			dm, ok := val.(map[string]any)
 			if !ok {
@@ -329,7 +428,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 				return nil, fail(kw, "only local references into #/$defs are supported")
 			}
 			var target *node
-			if target, err = c.def(name, at); err == nil {
+			if target, err = c.ref(name, at); err == nil {
 				// Beside other keywords a reference is one more subschema
 				// the value must match (2020-12).
 				n.allOf = append([]*node{target}, n.allOf...)
