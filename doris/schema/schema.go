@@ -58,9 +58,9 @@ type node struct {
 	pattern              *regexp.Regexp
 	patternSrc           string
 
-	minimum, maximum       *float64
-	exclMinimum, exclMaxim *float64
-	multipleOf             *float64
+	minimum, maximum       *bound
+	exclMinimum, exclMaxim *bound
+	multipleOf             *bound
 
 	minItems, maxItems int
 	uniqueItems        bool
@@ -338,22 +338,22 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 				n.patternSrc = s
 			}
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
-			var f float64
-			if f, err = number(val); err == nil {
+			var b *bound
+			if b, err = boundOf(val); err == nil {
 				switch kw {
 				case "minimum":
-					n.minimum = &f
+					n.minimum = b
 				case "maximum":
-					n.maximum = &f
+					n.maximum = b
 				case "exclusiveMinimum":
-					n.exclMinimum = &f
+					n.exclMinimum = b
 				case "exclusiveMaximum":
-					n.exclMaxim = &f
+					n.exclMaxim = b
 				case "multipleOf":
-					if f <= 0 {
+					if b.d.zero() || b.d.neg {
 						return nil, fail(kw, "must be positive")
 					}
-					n.multipleOf = &f
+					n.multipleOf = b
 				}
 			}
 		case "uniqueItems":
@@ -485,6 +485,25 @@ func nonNegative(v any) (int, error) {
 		return 0, fmt.Errorf("must be a non-negative integer")
 	}
 	return int(f), nil
+}
+
+// bound is a numeric keyword's value: exact, for comparing, and as a
+// float64, for messages.
+type bound struct {
+	d decimal
+	f float64
+}
+
+func boundOf(v any) (*bound, error) {
+	f, err := number(v)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := parseDecimal([]byte(v.(json.Number)))
+	if !ok {
+		return nil, fmt.Errorf("must be a number")
+	}
+	return &bound{d, f}, nil
 }
 
 func number(v any) (float64, error) {
