@@ -1,7 +1,9 @@
 package schema_test
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaptinlin/jsonschema"
 
@@ -74,5 +76,25 @@ func TestBoundsAreExact(t *testing.T) {
 		if got := s.Valid([]byte(tc.doc)); got != tc.want {
 			t.Errorf("%s against %s: Valid = %v, want %v", tc.doc, tc.schema, got, tc.want)
 		}
+	}
+}
+
+// TestHugeExponentsAreCheap: a number's exponent costs nothing. big.Rat
+// computes 10^999999 to read 1e-999999 (about 20 ms); the old checks did
+// that for every integer-typed value with an exponent and every value
+// equal to a bound as a float64, so a thousand such elements took tens of
+// seconds of CPU.
+func TestHugeExponentsAreCheap(t *testing.T) {
+	s := schema.MustCompile(`{"type":"array","items":{"type":"integer","minimum":0,"multipleOf":3}}`)
+	doc := []byte("[" + strings.Repeat("1e-999999,", 999) + "1e-999999]")
+	start := time.Now()
+	if s.Valid(doc) {
+		t.Error("1e-999999 is not an integer")
+	}
+	if v := s.Validate(doc, schema.Limits{}, 0); len(v) == 0 {
+		t.Error("Validate found nothing wrong")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("1000 tiny numbers took %v", d)
 	}
 }
