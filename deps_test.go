@@ -11,8 +11,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +171,51 @@ func TestBinaryDependencies(t *testing.T) {
 			!strings.HasPrefix(dep, "filippo.io/edwards25519"):
 			t.Errorf("the binary links %s, which is not one of the design's dependencies", dep)
 		}
+	}
+}
+
+// TestJSONLayerNamesNoMember: doris/schema is the JSON layer for every
+// package above it, so it knows JSON and JSON Schema only. No identifier
+// or string literal in its sources names an MCP, JSON-RPC or Doris member
+// or method: a name it needs to treat specially (interning, say) comes
+// from its caller or from what it reads.
+func TestJSONLayerNamesNoMember(t *testing.T) {
+	forbidden := []string{"jsonrpc", "json-rpc", "mcp", "modelcontextprotocol", "tools/", "resources/", "prompts/",
+		"_meta", "progresstoken", "protocolversion", "clientcapabilities", "doris", "execute_query", "child_tool",
+		"manifest_version", "max_rows", "timeout_ms", "sql", "catalog", "database", "cursor"}
+	files, err := filepath.Glob("doris/schema/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources in doris/schema: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var text string
+			switch x := n.(type) {
+			case *ast.Ident:
+				text = x.Name
+			case *ast.BasicLit:
+				if x.Kind != token.STRING {
+					return true
+				}
+				text = x.Value
+			default:
+				return true
+			}
+			lower := strings.ToLower(text)
+			for _, w := range forbidden {
+				if strings.Contains(lower, w) {
+					t.Errorf("%s: %s names %q; the JSON layer knows no protocol member", fset.Position(n.Pos()), text, w)
+				}
+			}
+			return true
+		})
 	}
 }

@@ -1,29 +1,45 @@
-// Package schema validates JSON documents against the subset of JSON Schema
-// 2020-12 the tool contract (and the Apache Ossie model schema) is written
-// in, in one pass over the document's bytes. It depends on the standard
-// library only, and lives under doris so that both the catalog and the
-// runtime's loaders (doris/ossie) can use it.
+// Package schema is the JSON layer of the server: one in-place JSON walk,
+// one strict decoder and the validator of the tool contract's JSON
+// Schemas. It depends on the standard library only and knows no MCP,
+// JSON-RPC or Doris member (TestJSONLayerNamesNoMember holds it to that);
+// it lives under doris so that the catalog, the protocol layer, the
+// runtime's loaders (doris/ossie), the MetricFlow provider and auth can all
+// use it.
+//
+// Check and Decode are the strict decoder: exactly one RFC 8259 value in
+// valid UTF-8, no member name twice in one object (compared after
+// unescaping), bounded nesting, and, for Decode, member names matched
+// exactly rather than encoding/json's case-insensitive way. Its refusals
+// are *Error values with a Reason, an offset and a path, so that each
+// caller keeps its own messages and codes.
+//
+// The validator validates JSON documents against the subset of JSON
+// Schema 2020-12 the tool contract (and the Apache Ossie model schema) is
+// written in, in one pass over the document's bytes.
 //
 // The catalog validates every child's arguments on every call: it is a
 // security boundary, and it sits on the hot path. A general validator
 // decodes the document into Go values and evaluates every keyword through
 // several layers of generic machinery; this one compiles each schema once
 // into a small tree of checks and walks the argument bytes in place,
-// decoding only the scalars it compares. It supports exactly the keywords
-// the contract uses (type, enum, const, the length, range, size and
+// decoding only the scalars it compares (numbers as the exact decimals
+// they are written as). It supports exactly the keywords the contract
+// uses (type, enum, const, the length, range, multipleOf, size and
 // uniqueness bounds, pattern, properties, additionalProperties, required,
 // propertyNames, dependentRequired, items, allOf, anyOf, oneOf, not,
 // if/then/else, local $ref into $defs, and the annotations) and refuses to
 // compile a schema with any other keyword, so it can never silently ignore
 // a constraint.
 // Its verdicts are checked against github.com/kaptinlin/jsonschema, a
-// complete implementation, by differential tests and fuzzing.
+// complete implementation, by differential tests and fuzzing, over the
+// contract's schemas (catalog, doris/ossie) and over generated schemas
+// using every keyword above (agree_test.go).
 //
 // Violations name where and which keyword failed, and say why in words
 // that name the argument and the bound, never the offending value.
 //
-// The package also exposes the in-place JSON walk it is built on (Members,
-// Elements, Str, Num, KindOf) for the protocol layer's own decoding.
+// The in-place walk (Members, Elements, Str, Num, KindOf) is for the
+// protocol layer's own decoding, on documents Check has accepted.
 package schema
 
 import (

@@ -10,9 +10,9 @@ import (
 
 // The walk functions read JSON in place: they hand out sub-slices of the
 // input, never copies, and decode a value only when it is used. They
-// expect well-formed JSON (Check first, or a document that passed the
-// protocol layer's strict check); on malformed input they return
-// ErrSyntax instead of guessing.
+// expect a document Check has accepted: they skip over values without
+// reading them through, so on malformed input they return ErrSyntax where
+// they notice it and may read what they do not notice leniently.
 
 // ErrSyntax reports JSON the walk functions cannot read.
 var ErrSyntax = errors.New("schema: malformed JSON")
