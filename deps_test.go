@@ -3,8 +3,10 @@ package main
 // TestLayering keeps the package map of the design true: imports point one
 // way (main -> mcp -> catalog -> doris -> guard), the security packages
 // and the telemetry writers (mcp/metrics, mcp/audit) depend on nothing
-// outside the standard library, and go.mod requires exactly the two
-// modules the design allows.
+// outside the standard library (auth on the JSON layer, doris/schema, as
+// well), the JSON layer on nothing but the standard library and knows no
+// MCP or Doris member, and go.mod requires exactly the two modules the
+// design allows.
 
 import (
 	"bufio"
@@ -93,9 +95,11 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		case under(path, "auth"):
+			// auth reads its security documents with the one strict JSON
+			// decoder, doris/schema, which is standard library only itself.
 			for _, d := range p.Deps {
-				if !isStd(d) && !under(d, "auth") {
-					t.Errorf("%s depends on %s; auth uses only the standard library", path, d)
+				if !isStd(d) && !under(d, "auth") && d != module+"/doris/schema" {
+					t.Errorf("%s depends on %s; auth uses only the standard library and doris/schema", path, d)
 				}
 			}
 		case under(path, "doris/doristest"):
@@ -252,5 +256,51 @@ func TestOnlyMainReadsTheEnvironment(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJSONLayerNamesNoMember: doris/schema is the JSON layer for every
+// package above it, so it knows JSON and JSON Schema only. No identifier
+// or string literal in its sources names an MCP, JSON-RPC or Doris member
+// or method: a name it needs to treat specially (interning, say) comes
+// from its caller or from what it reads.
+func TestJSONLayerNamesNoMember(t *testing.T) {
+	forbidden := []string{"jsonrpc", "json-rpc", "mcp", "modelcontextprotocol", "tools/", "resources/", "prompts/",
+		"_meta", "progresstoken", "protocolversion", "clientcapabilities", "doris", "execute_query", "child_tool",
+		"manifest_version", "max_rows", "timeout_ms", "sql", "catalog", "database", "cursor"}
+	files, err := filepath.Glob("doris/schema/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sources in doris/schema: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var text string
+			switch x := n.(type) {
+			case *ast.Ident:
+				text = x.Name
+			case *ast.BasicLit:
+				if x.Kind != token.STRING {
+					return true
+				}
+				text = x.Value
+			default:
+				return true
+			}
+			lower := strings.ToLower(text)
+			for _, w := range forbidden {
+				if strings.Contains(lower, w) {
+					t.Errorf("%s: %s names %q; the JSON layer knows no protocol member", fset.Position(n.Pos()), text, w)
+				}
+			}
+			return true
+		})
 	}
 }

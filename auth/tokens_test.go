@@ -148,6 +148,8 @@ func TestParseTokenFile(t *testing.T) {
 		{"two passwords", `{"version":2,"tokens":[{"id":"a","digest":` + d + `,"doris":{"user":"u","password_env":"X","password_file":"/y"}}]}`, false},
 		{"bad host", `{"version":2,"tokens":[{"id":"a","digest":` + d + `,"doris":{"user":"u","password_env":"X","hosts":["fe1"]}}]}`, false},
 		{"trailing data", `{"version":2,"tokens":[]} {}`, false},
+		{"case-variant member", `{"version":2,"tokens":[{"id":"a","ID":"b","digest":` + d + `}]}`, false},
+		{"case-variant top-level member", `{"version":2,"Tokens":[{"id":"a","digest":` + d + `}]}`, false},
 		{"v1 form", `{"version":2,"tokens":[{"id":"a","digest":` + d + `,"database_config":{"host":"x"}}]}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

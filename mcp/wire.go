@@ -104,9 +104,12 @@ func DecodeRequest(b []byte) (*Request, *Error) {
 	if len(b) > MaxMessageBytes {
 		return nil, errorf(CodeInvalidRequest, "message exceeds %d bytes", MaxMessageBytes)
 	}
-	if err := strictCheck(b, MaxDepth); err != nil {
-		var se *syntaxError
-		if errors.As(err, &se) && (se.Depth || se.Duplicate) {
+	// The one strict check (doris/schema): grammar, UTF-8, surrogates,
+	// duplicate names after unescaping, nesting. A document too deep or
+	// with a repeated name is JSON, just not an acceptable request.
+	if err := schema.Check(b, schema.Strict{MaxDepth: MaxDepth}); err != nil {
+		var se *schema.Error
+		if errors.As(err, &se) && (se.Reason == schema.TooDeep || se.Reason == schema.Duplicate) {
 			return nil, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + se.Error()}
 		}
 		return nil, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}

@@ -1,18 +1,18 @@
 package dorisoauth
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // A client is an OAuth client as this server knows it, from one of three
@@ -138,10 +138,15 @@ func loadClients(path string, scopes *scopePolicy) (map[string]*client, error) {
 	if err != nil {
 		return nil, &FieldError{Field: "DORIS_OAUTH_CLIENTS_FILE", Err: err}
 	}
+	// The strict decoder (doris/schema): a repeated or case-variant key
+	// (a second client_secret_digest, a Redirect_URIs) is an error, not a
+	// value encoding/json would quietly pick.
 	var cf clientsFile
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&cf); err != nil {
+	if err := schema.Decode(b, &cf, schema.Strict{MaxDepth: 16, Known: true}); err != nil {
+		var se *schema.Error
+		if errors.As(err, &se) && se.InName {
+			err = fmt.Errorf("%s %q", se.Msg, clip(se.Name, 64))
+		}
 		return nil, &FieldError{Field: "DORIS_OAUTH_CLIENTS_FILE", Err: fmt.Errorf("not a clients document: %w", err)}
 	}
 	var errs []error
@@ -197,4 +202,12 @@ func loadClients(path string, scopes *scopePolicy) (map[string]*client, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// clip shortens a name from the clients file for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -102,11 +102,14 @@ func TestClientsFile(t *testing.T) {
 	}
 
 	for name, body := range map[string]string{
-		"unknown field":   `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"secret":"x"}]}`,
-		"plain secret":    `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_post","client_secret_digest":"hunter2"}]}`,
-		"bad redirect":    `{"clients":[{"client_id":"a","redirect_uris":["http://a.example/cb"]}]}`,
-		"forbidden scope": `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"scope":"*"}]}`,
-		"repeated id":     `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"]},{"client_id":"a","redirect_uris":["https://a.example/cb"]}]}`,
+		"unknown field":    `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"secret":"x"}]}`,
+		"plain secret":     `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_post","client_secret_digest":"hunter2"}]}`,
+		"bad redirect":     `{"clients":[{"client_id":"a","redirect_uris":["http://a.example/cb"]}]}`,
+		"forbidden scope":  `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"scope":"*"}]}`,
+		"repeated id":      `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"]},{"client_id":"a","redirect_uris":["https://a.example/cb"]}]}`,
+		"repeated key":     `{"clients":[{"client_id":"a","redirect_uris":["https://a.example/cb"],"client_id":"b"}]}`,
+		"case-variant key": `{"clients":[{"client_id":"a","Redirect_URIs":["https://a.example/cb"]}]}`,
+		"two documents":    `{"clients":[]} {"clients":[]}`,
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
 		os.WriteFile(p, []byte(body), 0o600)

@@ -78,7 +78,8 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-// TestImports keeps the package to the standard library and package auth.
+// TestImports keeps the package to the standard library and package auth
+// (with the JSON layer auth reads its documents with, doris/schema).
 func TestImports(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not found")
@@ -89,7 +90,8 @@ func TestImports(t *testing.T) {
 	}
 	for _, p := range strings.Fields(string(out)) {
 		switch p {
-		case "github.com/doris-mcp/doris-mcp-server/auth", "github.com/doris-mcp/doris-mcp-server/auth/dorisoauth":
+		case "github.com/doris-mcp/doris-mcp-server/auth", "github.com/doris-mcp/doris-mcp-server/auth/dorisoauth",
+			"github.com/doris-mcp/doris-mcp-server/doris/schema":
 		default:
 			t.Errorf("auth/dorisoauth depends on %s", p)
 		}

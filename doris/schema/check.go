@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -103,25 +101,26 @@ func (v *validator) checkNumber(n *node, doc []byte, path string) bool {
 	if n.minimum == nil && n.maximum == nil && n.exclMinimum == nil && n.exclMaxim == nil && n.multipleOf == nil {
 		return true
 	}
+	d, good := parseDecimal(doc)
+	if !good {
+		v.syntax = true
+		return false
+	}
 	ok := true
-	if n.minimum != nil && cmpNum(doc, *n.minimum) < 0 {
-		ok = v.fail(path, "minimum", fmt.Sprintf("%s must be at least %s", label(path), fmtNum(*n.minimum)))
+	if n.minimum != nil && d.cmp(&n.minimum.d) < 0 {
+		ok = v.fail(path, "minimum", fmt.Sprintf("%s must be at least %s", label(path), fmtNum(n.minimum.f)))
 	}
-	if n.maximum != nil && cmpNum(doc, *n.maximum) > 0 {
-		ok = v.fail(path, "maximum", fmt.Sprintf("%s must be at most %s", label(path), fmtNum(*n.maximum)))
+	if n.maximum != nil && d.cmp(&n.maximum.d) > 0 {
+		ok = v.fail(path, "maximum", fmt.Sprintf("%s must be at most %s", label(path), fmtNum(n.maximum.f)))
 	}
-	if n.exclMinimum != nil && cmpNum(doc, *n.exclMinimum) <= 0 {
-		ok = v.fail(path, "exclusiveMinimum", fmt.Sprintf("%s must be greater than %s", label(path), fmtNum(*n.exclMinimum)))
+	if n.exclMinimum != nil && d.cmp(&n.exclMinimum.d) <= 0 {
+		ok = v.fail(path, "exclusiveMinimum", fmt.Sprintf("%s must be greater than %s", label(path), fmtNum(n.exclMinimum.f)))
 	}
-	if n.exclMaxim != nil && cmpNum(doc, *n.exclMaxim) >= 0 {
-		ok = v.fail(path, "exclusiveMaximum", fmt.Sprintf("%s must be less than %s", label(path), fmtNum(*n.exclMaxim)))
+	if n.exclMaxim != nil && d.cmp(&n.exclMaxim.d) >= 0 {
+		ok = v.fail(path, "exclusiveMaximum", fmt.Sprintf("%s must be less than %s", label(path), fmtNum(n.exclMaxim.f)))
 	}
-	if n.multipleOf != nil {
-		r, exact := ratOf(doc)
-		m := new(big.Rat).SetFloat64(*n.multipleOf)
-		if !exact || m == nil || !new(big.Rat).Quo(r, m).IsInt() {
-			ok = v.fail(path, "multipleOf", fmt.Sprintf("%s must be a multiple of %s", label(path), fmtNum(*n.multipleOf)))
-		}
+	if n.multipleOf != nil && !d.multipleOf(&n.multipleOf.d) {
+		ok = v.fail(path, "multipleOf", fmt.Sprintf("%s must be a multiple of %s", label(path), fmtNum(n.multipleOf.f)))
 	}
 	return ok
 }
@@ -316,47 +315,8 @@ func typeMatches(ts typeSet, k Kind, doc []byte) bool {
 // isInteger reports whether a number literal has no fractional part
 // (JSON Schema counts 1.0 as an integer).
 func isInteger(lit []byte) bool {
-	if !bytes.ContainsAny(lit, ".eE") {
-		return true
-	}
-	if r, exact := ratOf(lit); exact {
-		return r.IsInt()
-	}
-	f, _ := Num(lit)
-	return f == math.Trunc(f)
-}
-
-// maxExactDigits bounds the literals compared exactly (with big.Rat);
-// longer ones, which no contract bound needs, are compared as float64.
-const maxExactDigits = 64
-
-// ratOf parses a number literal exactly, when it is short enough.
-func ratOf(lit []byte) (*big.Rat, bool) {
-	lit = trimSpace(lit)
-	if len(lit) > maxExactDigits {
-		return nil, false
-	}
-	r, ok := new(big.Rat).SetString(string(lit))
-	return r, ok
-}
-
-// cmpNum compares a number literal with a bound: exactly when the float
-// comparison cannot tell.
-func cmpNum(lit []byte, bound float64) int {
-	f, _ := Num(lit)
-	if f < bound {
-		return -1
-	}
-	if f > bound {
-		return 1
-	}
-	if r, ok := ratOf(lit); ok {
-		b := new(big.Rat)
-		if b.SetFloat64(bound) != nil {
-			return r.Cmp(b)
-		}
-	}
-	return 0
+	d, ok := parseDecimal(lit)
+	return ok && d.integer()
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -409,14 +369,9 @@ func jsonEqual(a, b any) bool {
 		if x == y {
 			return true
 		}
-		rx, ok1 := ratOf([]byte(x))
-		ry, ok2 := ratOf([]byte(y))
-		if ok1 && ok2 {
-			return rx.Cmp(ry) == 0
-		}
-		fx, _ := x.Float64()
-		fy, _ := y.Float64()
-		return fx == fy
+		dx, ok1 := parseDecimal([]byte(x))
+		dy, ok2 := parseDecimal([]byte(y))
+		return ok1 && ok2 && dx.cmp(&dy) == 0
 	case string:
 		y, ok := b.(string)
 		return ok && x == y

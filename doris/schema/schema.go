@@ -1,29 +1,45 @@
-// Package schema validates JSON documents against the subset of JSON Schema
-// 2020-12 the tool contract (and the Apache Ossie model schema) is written
-// in, in one pass over the document's bytes. It depends on the standard
-// library only, and lives under doris so that both the catalog and the
-// runtime's loaders (doris/ossie) can use it.
+// Package schema is the JSON layer of the server: one in-place JSON walk,
+// one strict decoder and the validator of the tool contract's JSON
+// Schemas. It depends on the standard library only and knows no MCP,
+// JSON-RPC or Doris member (TestJSONLayerNamesNoMember holds it to that);
+// it lives under doris so that the catalog, the protocol layer, the
+// runtime's loaders (doris/ossie), the MetricFlow provider and auth can all
+// use it.
+//
+// Check and Decode are the strict decoder: exactly one RFC 8259 value in
+// valid UTF-8, no member name twice in one object (compared after
+// unescaping), bounded nesting, and, for Decode, member names matched
+// exactly rather than encoding/json's case-insensitive way. Its refusals
+// are *Error values with a Reason, an offset and a path, so that each
+// caller keeps its own messages and codes.
+//
+// The validator validates JSON documents against the subset of JSON
+// Schema 2020-12 the tool contract (and the Apache Ossie model schema) is
+// written in, in one pass over the document's bytes.
 //
 // The catalog validates every child's arguments on every call: it is a
 // security boundary, and it sits on the hot path. A general validator
 // decodes the document into Go values and evaluates every keyword through
 // several layers of generic machinery; this one compiles each schema once
 // into a small tree of checks and walks the argument bytes in place,
-// decoding only the scalars it compares. It supports exactly the keywords
-// the contract uses (type, enum, const, the length, range, size and
+// decoding only the scalars it compares (numbers as the exact decimals
+// they are written as). It supports exactly the keywords the contract
+// uses (type, enum, const, the length, range, multipleOf, size and
 // uniqueness bounds, pattern, properties, additionalProperties, required,
 // propertyNames, dependentRequired, items, allOf, anyOf, oneOf, not,
 // if/then/else, local $ref into $defs, and the annotations) and refuses to
 // compile a schema with any other keyword, so it can never silently ignore
 // a constraint.
 // Its verdicts are checked against github.com/kaptinlin/jsonschema, a
-// complete implementation, by differential tests and fuzzing.
+// complete implementation, by differential tests and fuzzing, over the
+// contract's schemas (catalog, doris/ossie) and over generated schemas
+// using every keyword above (agree_test.go).
 //
 // Violations name where and which keyword failed, and say why in words
 // that name the argument and the bound, never the offending value.
 //
-// The package also exposes the in-place JSON walk it is built on (Members,
-// Elements, Str, Num, KindOf) for the protocol layer's own decoding.
+// The in-place walk (Members, Elements, Str, Num, KindOf) is for the
+// protocol layer's own decoding, on documents Check has accepted.
 package schema
 
 import (
@@ -58,9 +74,9 @@ type node struct {
 	pattern              *regexp.Regexp
 	patternSrc           string
 
-	minimum, maximum       *float64
-	exclMinimum, exclMaxim *float64
-	multipleOf             *float64
+	minimum, maximum       *bound
+	exclMinimum, exclMaxim *bound
+	multipleOf             *bound
 
 	minItems, maxItems int
 	uniqueItems        bool
@@ -108,7 +124,7 @@ func Compile(doc []byte) (*Schema, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	c := &compiler{defs: map[string]*node{}, building: map[string]bool{}}
+	c := &compiler{defs: map[string]*node{}, edges: map[string][]refEdge{}}
 	if m, ok := v.(map[string]any); ok {
 		if d, ok := m["$defs"].(map[string]any); ok {
 			c.source = d
@@ -120,41 +136,79 @@ func Compile(doc []byte) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name := range c.source { // an unused definition is still checked
+	names := make([]string, 0, len(c.source))
+	for name := range c.source {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names { // an unused definition is still checked
 		if _, err := c.def(name, ""); err != nil {
 			return nil, err
 		}
 	}
+	if err := c.checkRefs(names); err != nil {
+		return nil, err
+	}
 	return &Schema{root: root}, nil
 }
+
+// Bounds on a schema's shape, so that compiling and validating always end
+// well inside the goroutine stack.
+const (
+	// maxSchemaDepth bounds the nesting of subschemas in the document.
+	maxSchemaDepth = 128
+	// maxRefChain bounds a chain of references that apply to one value
+	// (none descending into the document between them).
+	maxRefChain = 32
+)
 
 // compiler compiles one schema document: its $defs are compiled once, on
 // first reference.
 type compiler struct {
-	source   map[string]any   // the root's $defs
-	defs     map[string]*node // compiled definitions, by name
-	building map[string]bool  // definitions being compiled
+	source map[string]any   // the root's $defs
+	defs   map[string]*node // compiled definitions, by name (or being compiled)
+	// stack holds the definitions being compiled, innermost last, each
+	// with the number of descending keywords entered when it began.
+	stack []defFrame
+	// descents counts the keywords entered, on the way to the subschema
+	// being compiled, whose subschema applies to a value nested inside the
+	// current one (properties, items, additionalProperties,
+	// propertyNames).
+	descents int
+	// depth is the nesting of the subschema being compiled, within its
+	// definition (or the root).
+	depth int
+	// edges are the references from each definition that apply to the
+	// same value the definition applies to.
+	edges map[string][]refEdge
 }
 
-// def returns the compiled definition name, referenced at at. A
-// definition that refers back to itself is allowed only below a keyword
-// that descends into the document (properties, items, ...): otherwise
-// checking it would never end.
+type defFrame struct {
+	name     string
+	descents int
+}
+
+type refEdge struct {
+	to, at string
+}
+
+// def returns the compiled definition name, referenced at at.
 func (c *compiler) def(name, at string) (*node, error) {
 	if n, ok := c.defs[name]; ok {
-		if c.building[name] && !descends(strings.TrimPrefix(at, "/$defs/"+name)) {
-			return nil, fmt.Errorf("schema: %s/$ref: refers to #/$defs/%s without descending into the document", orRoot(at), name)
-		}
-		return n, nil
+		return n, nil // compiled, or being compiled (checkRefs sees cycles)
 	}
 	src, ok := c.source[name]
 	if !ok {
 		return nil, fmt.Errorf("schema: %s/$ref: #/$defs/%s does not exist", orRoot(at), name)
 	}
 	n := &node{}
-	c.defs[name], c.building[name] = n, true
-	compiled, err := c.compile(src, "/$defs/"+name)
-	delete(c.building, name)
+	c.defs[name] = n
+	c.stack = append(c.stack, defFrame{name, c.descents})
+	depth := c.depth
+	c.depth = 0
+	compiled, err := c.compile(src, pointer("/$defs", name))
+	c.depth = depth
+	c.stack = c.stack[:len(c.stack)-1]
 	if err != nil {
 		return nil, err
 	}
@@ -162,15 +216,63 @@ func (c *compiler) def(name, at string) (*node, error) {
 	return n, nil
 }
 
-// descends reports whether a schema path crosses a keyword whose
-// subschema applies to a value nested inside the current one.
-func descends(path string) bool {
-	for _, kw := range []string{"/properties/", "/items", "/additionalProperties", "/propertyNames"} {
-		if strings.Contains(path, kw) {
-			return true
+// ref records a reference to name at at, and returns its definition.
+func (c *compiler) ref(name, at string) (*node, error) {
+	if len(c.stack) > 0 {
+		if top := c.stack[len(c.stack)-1]; c.descents == top.descents {
+			c.edges[top.name] = append(c.edges[top.name], refEdge{name, at})
 		}
 	}
-	return false
+	return c.def(name, at)
+}
+
+// checkRefs refuses references that would make validation recurse on one
+// value without end: a cycle of definitions none of which descends into
+// the document on the way round (each reference in it applies to the very
+// value the definition does), and chains of such references longer than
+// maxRefChain. A reference below properties, items, additionalProperties
+// or propertyNames applies to a nested value or a name, so a cycle through
+// one ends with the document. This is decided on the graph of
+// definitions, not on the text of schema paths, so a definition named
+// "properties" is a definition like any other.
+func (c *compiler) checkRefs(names []string) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	longest := map[string]int{} // the longest chain of references from a definition
+	var visit func(name string) error
+	visit = func(name string) error {
+		state[name] = active
+		for _, e := range c.edges[name] {
+			switch state[e.to] {
+			case active:
+				return fmt.Errorf("schema: #%s/$ref: refers to #/$defs/%s without descending into the document", e.at, e.to)
+			case unseen:
+				if err := visit(e.to); err != nil {
+					return err
+				}
+			}
+			if l := longest[e.to] + 1; l > longest[name] {
+				longest[name] = l
+			}
+			if longest[name] > maxRefChain {
+				return fmt.Errorf("schema: #%s/$ref: more than %d references apply to one value", e.at, maxRefChain)
+			}
+		}
+		state[name] = done
+		return nil
+	}
+	for _, name := range names {
+		if state[name] == unseen {
+			if err := visit(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // MustCompile is Compile for literal schemas known to be valid.
@@ -182,7 +284,20 @@ func MustCompile(doc string) *Schema {
 	return s
 }
 
+// compileIn compiles a subschema that applies to a value nested inside
+// the current one (or to a member name).
+func (c *compiler) compileIn(v any, at string) (*node, error) {
+	c.descents++
+	defer func() { c.descents-- }()
+	return c.compile(v, at)
+}
+
 func (c *compiler) compile(v any, at string) (*node, error) {
+	if c.depth >= maxSchemaDepth {
+		return nil, fmt.Errorf("schema: %s: subschemas nest deeper than %d levels", orRoot(at), maxSchemaDepth)
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	switch t := v.(type) {
 	case bool:
 		return &node{never: !t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}, nil
@@ -239,22 +354,22 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 				n.patternSrc = s
 			}
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
-			var f float64
-			if f, err = number(val); err == nil {
+			var b *bound
+			if b, err = boundOf(val); err == nil {
 				switch kw {
 				case "minimum":
-					n.minimum = &f
+					n.minimum = b
 				case "maximum":
-					n.maximum = &f
+					n.maximum = b
 				case "exclusiveMinimum":
-					n.exclMinimum = &f
+					n.exclMinimum = b
 				case "exclusiveMaximum":
-					n.exclMaxim = &f
+					n.exclMaxim = b
 				case "multipleOf":
-					if f <= 0 {
+					if b.d.zero() || b.d.neg {
 						return nil, fail(kw, "must be positive")
 					}
-					n.multipleOf = &f
+					n.multipleOf = b
 				}
 			}
 		case "uniqueItems":
@@ -264,7 +379,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 			}
 			n.uniqueItems = b
 		case "items":
-			n.items, err = c.compile(val, at+"/items")
+			n.items, err = c.compileIn(val, at+"/items")
 		case "properties":
 			pm, ok := val.(map[string]any)
 			if !ok {
@@ -272,7 +387,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 			}
 			n.properties = make(map[string]*node, len(pm))
 			for name, ps := range pm {
-				if n.properties[name], err = c.compile(ps, at+"/properties/"+name); err != nil {
+				if n.properties[name], err = c.compileIn(ps, pointer(at+"/properties", name)); err != nil {
 					return nil, err
 				}
 				n.propOrder = append(n.propOrder, name)
@@ -281,9 +396,9 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 		case "required":
 			n.required, err = stringList(val)
 		case "additionalProperties":
-			n.additional, err = c.compile(val, at+"/additionalProperties")
+			n.additional, err = c.compileIn(val, at+"/additionalProperties")
 		case "propertyNames":
-			n.propertyNames, err = c.compile(val, at+"/propertyNames")
+			n.propertyNames, err = c.compileIn(val, at+"/propertyNames")
 		case "dependentRequired":
 			dm, ok := val.(map[string]any)
 			if !ok {
@@ -329,7 +444,7 @@ func (c *compiler) compile(v any, at string) (*node, error) {
 				return nil, fail(kw, "only local references into #/$defs are supported")
 			}
 			var target *node
-			if target, err = c.def(name, at); err == nil {
+			if target, err = c.ref(name, at); err == nil {
 				// Beside other keywords a reference is one more subschema
 				// the value must match (2020-12).
 				n.allOf = append([]*node{target}, n.allOf...)
@@ -388,6 +503,25 @@ func nonNegative(v any) (int, error) {
 	return int(f), nil
 }
 
+// bound is a numeric keyword's value: exact, for comparing, and as a
+// float64, for messages.
+type bound struct {
+	d decimal
+	f float64
+}
+
+func boundOf(v any) (*bound, error) {
+	f, err := number(v)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := parseDecimal([]byte(v.(json.Number)))
+	if !ok {
+		return nil, fmt.Errorf("must be a number")
+	}
+	return &bound{d, f}, nil
+}
+
 func number(v any) (float64, error) {
 	n, ok := v.(json.Number)
 	if !ok {
@@ -423,21 +557,26 @@ type Violation struct {
 
 // Limits bound the work one document may cause, whatever its schema says.
 type Limits struct {
-	MaxDepth int // nesting of objects and arrays
-	MaxNodes int // values in all
+	MaxDepth int // nesting of objects and arrays; 0: DefaultMaxDepth
+	MaxNodes int // values in all; 0: no bound
 }
 
-// Validate checks doc, which must be well-formed JSON, against s and
-// returns at most max violations (all of them when max <= 0), sorted by
-// path and keyword. nil means valid.
+// Validate checks doc against s and returns at most max violations (all
+// of them when max <= 0), sorted by path and keyword. nil means valid. A
+// document that is not exactly one well-formed JSON value (Check's
+// grammar; a member name may repeat, the protocol layer refuses that) is
+// one "json" violation, whatever the schema says.
 func (s *Schema) Validate(doc []byte, lim Limits, max int) []Violation {
-	if !utf8.Valid(doc) {
-		return []Violation{{Keyword: "json", Message: "the document is not valid UTF-8"}}
-	}
-	if depth, nodes := measure(doc); lim.MaxDepth > 0 && depth > lim.MaxDepth {
-		return []Violation{{Keyword: "maxDepth", Message: fmt.Sprintf("the document is nested deeper than %d levels", lim.MaxDepth)}}
-	} else if lim.MaxNodes > 0 && nodes > lim.MaxNodes {
-		return []Violation{{Keyword: "maxNodes", Message: fmt.Sprintf("the document holds more than %d values", lim.MaxNodes)}}
+	if e := check(doc, Strict{MaxDepth: lim.MaxDepth, MaxValues: lim.MaxNodes, Duplicates: true}); e != nil {
+		switch {
+		case e.Reason == TooDeep:
+			return []Violation{{Keyword: "maxDepth", Message: fmt.Sprintf("the document is nested deeper than %d levels", e.Limit)}}
+		case e.Reason == TooMany:
+			return []Violation{{Keyword: "maxNodes", Message: fmt.Sprintf("the document holds more than %d values", e.Limit)}}
+		case !utf8.Valid(doc):
+			return []Violation{{Keyword: "json", Message: "the document is not valid UTF-8"}}
+		}
+		return []Violation{{Keyword: "json", Message: "the document is not well-formed JSON"}}
 	}
 	var v validator
 	v.check(s.root, doc, "", 1)
@@ -460,9 +599,9 @@ func (s *Schema) Validate(doc []byte, lim Limits, max int) []Violation {
 	return v.out
 }
 
-// Valid reports whether doc satisfies s.
+// Valid reports whether doc is one well-formed JSON value that satisfies s.
 func (s *Schema) Valid(doc []byte) bool {
-	if !utf8.Valid(doc) {
+	if check(doc, Strict{Duplicates: true}) != nil {
 		return false
 	}
 	v := validator{quick: true}
@@ -491,32 +630,6 @@ func (v *validator) sub(n *node, doc []byte, path string, depth int) bool {
 		v.syntax = true
 	}
 	return ok
-}
-
-// measure returns the nesting depth of doc and about how many values it
-// holds (containers, plus one per element or member), in one byte scan
-// that knows strings.
-func measure(doc []byte) (depth, nodes int) {
-	d := 0
-	for i := 0; i < len(doc); i++ {
-		switch doc[i] {
-		case '"':
-			e, err := stringEnd(doc, i)
-			if err != nil {
-				return depth, nodes
-			}
-			i = e - 1
-		case '{', '[':
-			d++
-			nodes++
-			depth = max(depth, d)
-		case '}', ']':
-			d--
-		case ',':
-			nodes++
-		}
-	}
-	return depth, nodes + 1
 }
 
 // label names the member at path for a message: "sql", "filters.x",

@@ -187,3 +187,36 @@ func TestRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestMembersInterns: reading names seen before allocates nothing, and the
+// table never hands out a wrong name, however many names collide in it
+// and however many goroutines read at once.
+func TestMembersInterns(t *testing.T) {
+	doc := []byte(`{"alpha":1,"beta_gamma":2,"x":3}`)
+	count := func() {
+		schema.Members(doc, func(string, []byte) error { return nil })
+	}
+	count()
+	if n := testing.AllocsPerRun(100, count); n != 0 {
+		t.Errorf("Members allocates %v times per walk of names it has seen", n)
+	}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for i := 0; i < 5000; i++ {
+				want := "name" + strings.Repeat("x", i%7) + itoa(i*(g+1))
+				obj := []byte(`{"` + want + `":1}`)
+				schema.Members(obj, func(name string, _ []byte) error {
+					if name != want {
+						t.Errorf("Members read %q as %q", want, name)
+					}
+					return nil
+				})
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}

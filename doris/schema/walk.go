@@ -3,15 +3,16 @@ package schema
 import (
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // The walk functions read JSON in place: they hand out sub-slices of the
 // input, never copies, and decode a value only when it is used. They
-// expect well-formed JSON (Check first, or a document that passed the
-// protocol layer's strict check); on malformed input they return
-// ErrSyntax instead of guessing.
+// expect a document Check has accepted: they skip over values without
+// reading them through, so on malformed input they return ErrSyntax where
+// they notice it and may read what they do not notice leniently.
 
 // ErrSyntax reports JSON the walk functions cannot read.
 var ErrSyntax = errors.New("schema: malformed JSON")
@@ -132,6 +133,8 @@ func stringEnd(b []byte, i int) (int, error) {
 
 // Members calls f for each member of the object obj, in document order,
 // with the member's name decoded and its value as a sub-slice of obj.
+// Short names are interned (see memberName): the names a program reads
+// again and again cost no allocation after the first time.
 // It stops at the first error f returns and returns it.
 func Members(obj []byte, f func(name string, value []byte) error) error {
 	i := skipSpace(obj, 0)
@@ -150,7 +153,7 @@ func Members(obj []byte, f func(name string, value []byte) error) error {
 		if err != nil {
 			return err
 		}
-		name, ok := Str(obj[i:e])
+		name, ok := memberName(obj[i:e])
 		if !ok {
 			return ErrSyntax
 		}
@@ -230,68 +233,12 @@ func Str(v []byte) (string, bool) {
 		}
 	}
 	if plain {
-		if s, ok := CommonName(inner); ok {
-			return s, true
-		}
 		if !utf8.Valid(inner) {
 			return "", false
 		}
 		return string(inner), true
 	}
 	return unescape(inner)
-}
-
-// CommonName returns the member names every request carries as constants,
-// so that reading them allocates nothing (the switch on string(b) does
-// not allocate either).
-func CommonName(b []byte) (string, bool) {
-	switch string(b) {
-	case "jsonrpc":
-		return "jsonrpc", true
-	case "id":
-		return "id", true
-	case "method":
-		return "method", true
-	case "params":
-		return "params", true
-	case "_meta":
-		return "_meta", true
-	case "name":
-		return "name", true
-	case "arguments":
-		return "arguments", true
-	case "io.modelcontextprotocol/protocolVersion":
-		return "io.modelcontextprotocol/protocolVersion", true
-	case "io.modelcontextprotocol/clientCapabilities":
-		return "io.modelcontextprotocol/clientCapabilities", true
-	case "io.modelcontextprotocol/clientInfo":
-		return "io.modelcontextprotocol/clientInfo", true
-	case "progressToken":
-		return "progressToken", true
-	case "child_tool":
-		return "child_tool", true
-	case "manifest_version":
-		return "manifest_version", true
-	case "sql":
-		return "sql", true
-	case "max_rows":
-		return "max_rows", true
-	case "timeout_ms":
-		return "timeout_ms", true
-	case "database":
-		return "database", true
-	case "table":
-		return "table", true
-	case "catalog":
-		return "catalog", true
-	case "cursor":
-		return "cursor", true
-	case "version":
-		return "version", true
-	case "uri":
-		return "uri", true
-	}
-	return "", false
 }
 
 // unescape decodes the inside of a JSON string with escapes.
@@ -443,4 +390,40 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// The intern table maps short member names to one string each, so that
+// decoding a name the process has seen before allocates nothing. It knows
+// no names: it fills with whatever names are read, a name taking the slot
+// its hash picks and keeping it until another name needing that slot
+// replaces it. A slot holds an immutable string; loads and stores are
+// atomic, so the table is safe for concurrent use without locks.
+const (
+	internSlots   = 1024 // a power of two
+	internMaxName = 64
+)
+
+var internTable [internSlots]atomic.Pointer[string]
+
+// memberName decodes a member name (a JSON string token), interned when
+// it is short and has no escapes.
+func memberName(tok []byte) (string, bool) {
+	if len(tok) < 2 || len(tok) > internMaxName+2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return Str(tok)
+	}
+	inner := tok[1 : len(tok)-1]
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 || c == '"' || c >= utf8.RuneSelf {
+			return Str(tok)
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &internTable[h&(internSlots-1)]
+	if p := slot.Load(); p != nil && *p == string(inner) {
+		return *p, true
+	}
+	s := string(inner)
+	slot.Store(&s)
+	return s, true
 }

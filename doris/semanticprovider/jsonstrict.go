@@ -1,13 +1,13 @@
 package semanticprovider
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
 	"strconv"
-	"unicode/utf8"
+	"strings"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/schema"
 )
 
 // jsonLimits bound a JSON document before it is decoded.
@@ -17,179 +17,93 @@ type jsonLimits struct {
 	maxValues int // scalars, objects and arrays in the whole document
 }
 
-// checkJSON accepts exactly one JSON object within lim: valid UTF-8, no
-// duplicate key in any object (encoding/json would keep the last one
-// silently), nothing after the value. It returns a message naming the
-// path of the first problem, or "".
+// checkJSON accepts exactly one JSON object within lim, by the one strict
+// check (doris/schema): valid UTF-8, no duplicate key in any object
+// (encoding/json would keep the last one silently), nothing after the
+// value. It returns a message naming the path of the first problem, or "".
 func checkJSON(data []byte, lim jsonLimits) string {
-	if !utf8.Valid(data) {
-		return "not valid UTF-8"
+	err := schema.Check(data, schema.Strict{MaxDepth: lim.maxDepth, MaxString: lim.maxString, MaxValues: lim.maxValues, Object: true})
+	if err == nil {
+		return ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	w := walker{dec: dec, lim: lim}
-	tok, err := dec.Token()
-	if err != nil {
-		return "not JSON: " + cleanJSONErr(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return "the document is not a JSON object"
-	}
-	if msg := w.object("$", 1); msg != "" {
-		return msg
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "data after the JSON object"
-	}
-	return ""
-}
-
-type walker struct {
-	dec    *json.Decoder
-	lim    jsonLimits
-	values int
-}
-
-func (w *walker) count(path string) string {
-	w.values++
-	if w.values > w.lim.maxValues {
-		return path + ": more than " + strconv.Itoa(w.lim.maxValues) + " JSON values"
-	}
-	return ""
-}
-
-// object walks the members of an object whose '{' was read.
-func (w *walker) object(path string, depth int) string {
-	if depth > w.lim.maxDepth {
-		return path + ": nested deeper than " + strconv.Itoa(w.lim.maxDepth)
-	}
-	if msg := w.count(path); msg != "" {
-		return msg
-	}
-	seen := map[string]bool{}
-	for {
-		tok, err := w.dec.Token()
-		if err != nil {
-			return path + ": " + cleanJSONErr(err)
-		}
-		if d, ok := tok.(json.Delim); ok && d == '}' {
-			return ""
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return path + ": malformed object"
-		}
-		if len(key) > w.lim.maxString {
-			return path + ": a key is longer than " + strconv.Itoa(w.lim.maxString) + " bytes"
-		}
-		if seen[key] {
-			return path + ": duplicate key " + strconv.Quote(key)
-		}
-		seen[key] = true
-		if msg := w.value(path+"."+key, depth); msg != "" {
-			return msg
-		}
-	}
-}
-
-// value walks one value.
-func (w *walker) value(path string, depth int) string {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return path + ": " + cleanJSONErr(err)
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return w.object(path, depth+1)
-		case '[':
-			if depth+1 > w.lim.maxDepth {
-				return path + ": nested deeper than " + strconv.Itoa(w.lim.maxDepth)
-			}
-			if msg := w.count(path); msg != "" {
-				return msg
-			}
-			for i := 0; ; i++ {
-				if !w.dec.More() {
-					if _, err := w.dec.Token(); err != nil {
-						return path + ": " + cleanJSONErr(err)
-					}
-					return ""
-				}
-				if msg := w.value(path+"["+strconv.Itoa(i)+"]", depth+1); msg != "" {
-					return msg
-				}
-			}
-		}
-		return path + ": malformed JSON"
-	case string:
-		if len(t) > w.lim.maxString {
-			return path + ": a string is longer than " + strconv.Itoa(w.lim.maxString) + " bytes"
-		}
-	}
-	return w.count(path)
-}
-
-// decodeStrict decodes a document that checkJSON accepted into v, refusing
-// keys that v does not declare, including case variants of declared keys
-// (encoding/json matches keys case-insensitively, so "Request_ID" would
-// fill request_id; CVE-2026-27896 is that mistake in an MCP SDK).
-func decodeStrict(data []byte, v any) string {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	var e *schema.Error
+	if !errors.As(err, &e) {
 		return cleanJSONErr(err)
 	}
-	// Every key of the input must appear, spelled exactly, in v encoded
-	// again: a case variant decodes into the canonical field and comes
-	// back under the canonical spelling. Raw JSON fields come back as
-	// they were.
-	again, err := json.Marshal(v)
-	if err != nil {
-		return "cannot re-encode the document"
+	at := jsonPath(e.Path)
+	switch e.Reason {
+	case schema.Encoding:
+		return "not valid UTF-8"
+	case schema.NotObject:
+		return "the document is not a JSON object"
+	case schema.Trailing:
+		return "data after the JSON object"
+	case schema.TooDeep:
+		return at + ": nested deeper than " + strconv.Itoa(lim.maxDepth)
+	case schema.TooMany:
+		return at + ": more than " + strconv.Itoa(lim.maxValues) + " JSON values"
+	case schema.TooLong:
+		if e.InName {
+			return at + ": a key is longer than " + strconv.Itoa(lim.maxString) + " bytes"
+		}
+		return at + ": a string is longer than " + strconv.Itoa(lim.maxString) + " bytes"
+	case schema.Duplicate:
+		return at + ": duplicate key " + strconv.Quote(e.Name)
 	}
-	var in, out any
-	if json.Unmarshal(data, &in) != nil || json.Unmarshal(again, &out) != nil {
-		return "cannot re-read the document"
+	if e.Offset >= len(data) {
+		if len(e.Path) == 0 && firstByte(data) == len(data) {
+			return "not JSON: unexpected end of JSON"
+		}
+		return at + ": unexpected end of JSON"
 	}
-	return exactKeys(in, out, "$")
+	if firstByte(data) == e.Offset {
+		return "not JSON: syntax error at byte " + strconv.Itoa(e.Offset)
+	}
+	return at + ": syntax error at byte " + strconv.Itoa(e.Offset)
 }
 
-// exactKeys reports the first key of in that out lacks.
-func exactKeys(in, out any, path string) string {
-	switch a := in.(type) {
-	case map[string]any:
-		b, ok := out.(map[string]any)
-		if !ok {
-			return ""
-		}
-		keys := make([]string, 0, len(a))
-		for k := range a {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			bv, ok := b[k]
-			if !ok {
-				return path + ": unknown key " + strconv.Quote(k) + " (keys are case-sensitive)"
-			}
-			if msg := exactKeys(a[k], bv, path+"."+k); msg != "" {
-				return msg
-			}
-		}
-	case []any:
-		b, ok := out.([]any)
-		if !ok || len(b) != len(a) {
-			return ""
-		}
-		for i := range a {
-			if msg := exactKeys(a[i], b[i], path+"["+strconv.Itoa(i)+"]"); msg != "" {
-				return msg
-			}
+// firstByte is the offset of the first byte that is not whitespace.
+func firstByte(data []byte) int {
+	return len(data) - len(strings.TrimLeft(string(data), " \t\r\n"))
+}
+
+// jsonPath renders a path as the messages name it: $.key[0].key.
+func jsonPath(steps []schema.Step) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, s := range steps {
+		if s.Name == "" && s.Index >= 0 {
+			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
+		} else {
+			b.WriteString("." + s.Name)
 		}
 	}
-	return ""
+	return b.String()
+}
+
+// decodeStrict decodes a document that checkJSON accepted into v with the
+// strict decoder, refusing keys that v does not declare, including case
+// variants of declared keys (encoding/json matches keys
+// case-insensitively, so "Request_ID" would fill request_id;
+// CVE-2026-27896 is that mistake in an MCP SDK).
+func decodeStrict(data []byte, v any) string {
+	err := schema.Decode(data, v, schema.Strict{Known: true})
+	if err == nil {
+		return ""
+	}
+	var e *schema.Error
+	if !errors.As(err, &e) {
+		return cleanJSONErr(err)
+	}
+	switch e.Reason {
+	case schema.CaseVariant:
+		return jsonPath(e.Path) + ": unknown key " + strconv.Quote(e.Name) + " (keys are case-sensitive)"
+	case schema.Unknown:
+		return "unknown field " + strconv.Quote(e.Name)
+	case schema.Duplicate:
+		return jsonPath(e.Path) + ": duplicate key " + strconv.Quote(e.Name)
+	}
+	return "syntax error at byte " + strconv.Itoa(e.Offset)
 }
 
 // cleanJSONErr renders a decoding error without the "json: " prefix; the
