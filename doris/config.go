@@ -55,6 +55,7 @@ type Config struct {
 	MetricFlow metricflow.Config // METRICFLOW_*: the MetricFlow provider of doris_semantic
 	Governance GovernanceConfig
 	Lakehouse  LakehouseLimits // LAKEHOUSE_*
+	ADBC       ADBCConfig      // ADBC_*, *_ARROW_FLIGHT_SQL_PORT (config_adbc.go)
 }
 
 // GovernanceConfig bounds the doris_governance children.
@@ -124,6 +125,7 @@ func DefaultConfig() Config {
 			RecentEventMinutes: 1440},
 		Lakehouse: LakehouseLimits{MaxCatalogObjects: 50, MaxCatalogDatabases: 20, MaxSnapshots: 50, MaxPartitions: 100,
 			MaxVariantSampleRows: 20, MaxVariantPaths: 200},
+		ADBC: DefaultADBCConfig(),
 	}
 }
 
@@ -198,6 +200,7 @@ func (c *Config) Validate() []error {
 	if c.MaxResponseContentSize < 1 || c.MaxResponseContentSize > 1<<20 {
 		fail("MAX_RESPONSE_CONTENT_SIZE", "%d is outside 1..1048576", c.MaxResponseContentSize)
 	}
+	errs = append(errs, c.ADBC.validate(c)...)
 	if _, rerrs := parseMaskRules(c.MaskingRules); len(rerrs) > 0 {
 		errs = append(errs, rerrs...)
 	}

@@ -151,7 +151,7 @@ func (c *Client) call(ctx context.Context, method string, md map[string]string, 
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || pastDeadline(ctx) {
 			return nil, ctxStatus(ctx)
 		}
 		return nil, &Status{Code: CodeUnavailable, Message: err.Error()}
@@ -208,7 +208,7 @@ func (s *stream) recv(ctx context.Context) ([]byte, error) {
 }
 
 func (s *stream) readError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || pastDeadline(ctx) {
 		return ctxStatus(ctx)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -221,8 +221,16 @@ func (s *stream) readError(ctx context.Context, err error) error {
 // the body resets the HTTP/2 stream, so the server stops sending.
 func (s *stream) close() { s.resp.Body.Close() }
 
+// pastDeadline reports that ctx's deadline has passed even if ctx does
+// not say so yet: a server enforcing grpc-timeout resets the stream at
+// the deadline, which can arrive before the context's own timer fires.
+func pastDeadline(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
 func ctxStatus(ctx context.Context) *Status {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() == nil && pastDeadline(ctx) {
 		return &Status{Code: CodeDeadlineExceeded, Message: "deadline exceeded"}
 	}
 	return &Status{Code: CodeCanceled, Message: "call cancelled"}

@@ -52,7 +52,13 @@ type flightServer struct {
 	sessions map[string]*flightSession
 	results  map[string]*flightResult // by query id
 	gets     atomic.Int64             // DoGet calls served
+	infos    atomic.Int64             // GetFlightInfo calls served
 }
+
+// maxFlightSessions bounds the open sessions; the oldest is closed
+// beyond it, as Doris's token cache (arrow_flight_token_cache_size)
+// evicts its least recently used token.
+const maxFlightSessions = 64
 
 type flightEndpoint struct {
 	srv  *http.Server
@@ -66,7 +72,8 @@ type flightSession struct {
 	mu             sync.Mutex // one statement at a time, as a Doris session
 	conn           *sql.Conn
 	db             *sql.DB
-	sock           net.Conn // the inner connection's socket
+	sock           net.Conn  // the inner connection's socket
+	used           time.Time // last authenticated or used (guarded by flightServer.mu)
 }
 
 type flightResult struct {
@@ -127,9 +134,22 @@ func (f *flightServer) stop() {
 		}
 	}
 	f.mu.Lock()
-	sessions := f.sessions
-	f.sessions = map[string]*flightSession{}
+	sessions, results := f.sessions, f.results
+	f.sessions, f.results = map[string]*flightSession{}, map[string]*flightResult{}
 	f.mu.Unlock()
+	// Sockets first: whatever still streams or runs fails at once. Then
+	// the results nobody claimed (their rows hold the connection), then
+	// the connections.
+	for _, ss := range sessions {
+		if ss.sock != nil {
+			ss.sock.Close()
+		}
+	}
+	for _, res := range results {
+		if res.rows != nil {
+			res.rows.Close()
+		}
+	}
 	for _, ss := range sessions {
 		ss.close()
 	}
@@ -159,6 +179,15 @@ func (s *Server) FlightSessions() int {
 	s.flight.mu.Lock()
 	defer s.flight.mu.Unlock()
 	return len(s.flight.sessions)
+}
+
+// FlightStatements is how many GetFlightInfo calls (statements) the FE
+// Flight endpoint received.
+func (s *Server) FlightStatements() int64 {
+	if s.flight == nil {
+		return 0
+	}
+	return s.flight.infos.Load()
 }
 
 // FlightDoGets is how many DoGet calls the Flight endpoints served.
@@ -270,9 +299,37 @@ func (f *flightServer) handshake(w http.ResponseWriter, r *http.Request) error {
 		}
 		return &grpcStatus{grpcInternal, "failed to open a session: " + err.Error()}
 	}
+	ss.used = time.Now()
 	f.mu.Lock()
 	f.sessions[ss.id] = ss
+	var evict *flightSession
+	if len(f.sessions) > maxFlightSessions {
+		for _, o := range f.sessions {
+			if evict == nil || o.used.Before(evict.used) {
+				evict = o
+			}
+		}
+		delete(f.sessions, evict.id)
+	}
+	var orphans []*flightResult
+	if evict != nil {
+		for qid, res := range f.results {
+			if res.sess == evict && !res.claimed {
+				delete(f.results, qid)
+				orphans = append(orphans, res)
+			}
+		}
+	}
 	f.mu.Unlock()
+	if evict != nil {
+		evict.sock.Close()
+		for _, res := range orphans {
+			if res.rows != nil {
+				res.rows.Close()
+			}
+		}
+		evict.close()
+	}
 	w.Header().Set("authorization", "Bearer "+ss.id)
 	w.WriteHeader(http.StatusOK)
 	return nil
@@ -290,6 +347,7 @@ func (ss *flightSession) open(ctx context.Context, addr string) error {
 	mc.User, mc.Passwd, mc.Net, mc.Addr = ss.user, ss.password, "tcp", addr
 	mc.AllowNativePasswords = true
 	mc.Timeout = 10 * time.Second
+	mc.Logger = quietDriver{} // a session cut under a stream is expected
 	var sock net.Conn
 	mc.DialFunc = func(ctx context.Context, network, a string) (net.Conn, error) {
 		c, err := (&net.Dialer{}).DialContext(ctx, network, a)
@@ -311,6 +369,10 @@ func (ss *flightSession) open(ctx context.Context, addr string) error {
 	return nil
 }
 
+type quietDriver struct{}
+
+func (quietDriver) Print(...any) {}
+
 func (ss *flightSession) close() {
 	if ss.sock != nil {
 		ss.sock.Close() // interrupts anything still streaming
@@ -327,10 +389,12 @@ func (f *flightServer) session(r *http.Request) (*flightSession, error) {
 	scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("authorization")), " ")
 	f.mu.Lock()
 	ss := f.sessions[strings.TrimSpace(tok)]
-	f.mu.Unlock()
 	if !strings.EqualFold(scheme, "bearer") || ss == nil {
+		f.mu.Unlock()
 		return nil, &grpcStatus{grpcUnauthenticated, "invalid bearer token"}
 	}
+	ss.used = time.Now()
+	f.mu.Unlock()
 	return ss, nil
 }
 
@@ -435,6 +499,7 @@ func (f *flightServer) getFlightInfo(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	f.infos.Add(1)
 	req, err := readRequest(r)
 	if err != nil {
 		return err
