@@ -11,6 +11,8 @@ import (
 
 func FuzzProto(f *testing.F) {
 	f.Add(encodeCmdDescriptor(encodeCommandStatementQuery("SELECT 1")))
+	f.Add(packAny(typeTicketStatementQuery, appendBytesField(nil, 1, "a1b2-c3d4&127.0.0.1&8060&U0VMRUNUIDE=")))
+	f.Add([]byte("grpc+tcp://127.0.0.1:9091"))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		if fi, err := decodeFlightInfo(msg); err == nil {
 			if len(fi.Endpoints) > maxEndpoints {
@@ -19,6 +21,11 @@ func FuzzProto(f *testing.F) {
 		}
 		_, _ = decodeFlightData(msg)
 		_ = walkProto(msg, func(protoField) error { return nil })
+		// Tickets and locations come from the server too.
+		if id := DorisQueryID(msg); id != "" && !queryIDPattern.MatchString(id) {
+			t.Fatalf("query id %q", id)
+		}
+		_, _, _, _ = ParseLocation(string(msg))
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,11 +65,25 @@ func Peer(t testing.TB) (server, client string) {
 			buildErr = err
 			return
 		}
+		// Test processes of several packages build into the same place at
+		// once: one at a time, so none overwrites a binary another runs
+		// (an up-to-date binary is left as it is).
+		lock, err := os.OpenFile(filepath.Join(binDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			buildErr = err
+			return
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			buildErr = err
+			return
+		}
+		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+string(os.PathSeparator), "./...")
 		cmd.Dir = filepath.Join(root, "testdata", "arrowpeer")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly -buildvcs=false", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New("flighttest: building testdata/arrowpeer: " + err.Error() + "\n" + string(out))
 		}
