@@ -198,6 +198,15 @@ func (c *Config) load(l *loader) {
 	l.int("LAKEHOUSE_MAX_PARTITIONS", &d.Lakehouse.MaxPartitions)
 	l.int("LAKEHOUSE_MAX_VARIANT_SAMPLE_ROWS", &d.Lakehouse.MaxVariantSampleRows)
 	l.int("LAKEHOUSE_MAX_VARIANT_PATHS", &d.Lakehouse.MaxVariantPaths)
+	// ADBC over Arrow Flight SQL (doris/config_adbc.go).
+	a := &d.ADBC
+	l.bool("ADBC_ENABLED", &a.Enabled)
+	l.int("FE_ARROW_FLIGHT_SQL_PORT", &a.FEPort)
+	l.int("BE_ARROW_FLIGHT_SQL_PORT", &a.BEPort)
+	l.int("ADBC_DEFAULT_MAX_ROWS", &a.DefaultMaxRows)
+	l.seconds("ADBC_DEFAULT_TIMEOUT", &a.DefaultTimeout)
+	l.str("ADBC_DEFAULT_RETURN_FORMAT", &a.DefaultReturnFormat)
+	l.seconds("ADBC_CONNECTION_TIMEOUT", &a.ConnectionTimeout)
 
 	c.loadAuth(l)       // config_auth.go
 	c.loadDorisOAuth(l) // config_auth.go

@@ -85,13 +85,14 @@ func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
 	for path, p := range pkgs {
 		switch {
-		case under(path, "guard"), under(path, "handle"), under(path, "mcp/metrics"), under(path, "mcp/audit"), under(path, "doris/schema"):
+		case under(path, "guard"), under(path, "handle"), under(path, "mcp/metrics"), under(path, "mcp/audit"), under(path, "doris/schema"), under(path, "doris/flightsql"):
 			// The metrics registry and the audit log writer know nothing of
 			// MCP or Doris: main and package mcp feed them. doris/schema is
-			// the JSON layer and the validator.
+			// the JSON layer and the validator. doris/flightsql is the Arrow
+			// Flight SQL client, built on the standard library alone.
 			for _, d := range p.Deps {
 				if !isStd(d) {
-					t.Errorf("%s depends on %s; guard, handle, doris/schema, mcp/metrics and mcp/audit use only the standard library", path, d)
+					t.Errorf("%s depends on %s; guard, handle, doris/schema, doris/flightsql, mcp/metrics and mcp/audit use only the standard library", path, d)
 				}
 			}
 		case under(path, "auth"):
@@ -116,7 +117,7 @@ func TestLayering(t *testing.T) {
 				// connection, pool or driver of its own, and no other
 				// domain's internals (query, which others may reuse, aside).
 				for _, d := range p.Imports {
-					if d == "database/sql" || d == "database/sql/driver" || d == "github.com/go-sql-driver/mysql" {
+					if d == "database/sql" || d == "database/sql/driver" || d == "github.com/go-sql-driver/mysql" || under(d, "doris/flightsql") {
 						t.Errorf("domain package %s imports %s; handlers reach Doris only through the doris core", path, d)
 					}
 					if other := domainOf(d); other != "" && other != domain && other != "query" {
@@ -143,7 +144,7 @@ func TestLayering(t *testing.T) {
 	}
 	for path, p := range pkgs {
 		for _, d := range p.Imports {
-			if under(d, "doris/doristest") {
+			if under(d, "doris/doristest") || under(d, "doris/flightsql/flighttest") {
 				t.Errorf("%s imports the test harness %s; only tests may", path, d)
 			}
 		}

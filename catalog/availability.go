@@ -255,7 +255,7 @@ func providerHint(p string) string {
 	case ProviderBEHTTP:
 		return "needs BE web servers (DORIS_BE_HOSTS)"
 	case ProviderADBC:
-		return "no Arrow Flight SQL client in this build"
+		return "set ADBC_ENABLED=true and FE_ARROW_FLIGHT_SQL_PORT (Doris arrow_flight_sql_port)"
 	case ProviderOssie:
 		return "set OSSIE_ENABLED"
 	case ProviderMetricFlow:
@@ -264,8 +264,9 @@ func providerHint(p string) string {
 	return fmt.Sprintf("needs the %s provider", p)
 }
 
-// notBuilt are providers this build has no client for.
-var notBuilt = map[string]bool{ProviderADBC: true}
+// notBuilt are providers this build has no client for (none: ADBC has
+// the built-in Arrow Flight SQL client, doris/flightsql).
+var notBuilt = map[string]bool{}
 
 // statusWord is the availability prefix's first word.
 func statusWord(a Availability) string {

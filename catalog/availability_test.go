@@ -65,7 +65,19 @@ func TestAvailabilityFromEvidence(t *testing.T) {
 		}, "doris_cluster", "list_cluster_nodes", "degraded", "CAPABILITY_VERIFIED_DEGRADED", true, "cluster_nodes"},
 		{"stale evidence", func(f *fakeRuntime) { f.snap.Stale = true }, "doris_catalog", "list_tables", "degraded", "CAPABILITY_VERIFIED_DEGRADED", true, "table_metadata"},
 		{"handler not built", func(*fakeRuntime) {}, "doris_pipeline", "get_ingestion_status", "unavailable", "HANDLER_NOT_BOUND", false, ""},
-		{"provider not built", func(*fakeRuntime) {}, "doris_query", "get_adbc_connection_info", "unavailable", "PROVIDER_NOT_AVAILABLE", false, ""},
+		{"ADBC not enabled", func(f *fakeRuntime) {
+			f.snap.Providers = map[string]bool{}
+			f.handlers["doris_query.get_adbc_connection_info"] = f.handlers["doris_catalog.list_tables"]
+		}, "doris_query", "get_adbc_connection_info", "misconfigured", "PROVIDER_NOT_CONFIGURED", false, ""},
+		{"ADBC enabled, Flight SQL port not answering", func(f *fakeRuntime) {
+			f.snap.Providers = map[string]bool{"adbc": true}
+			f.probe = map[string]string{"query.adbc_flight": doris.ProbeFailed}
+			f.handlers["doris_query.execute_adbc_query"] = f.handlers["doris_catalog.list_tables"]
+		}, "doris_query", "execute_adbc_query", "unavailable", "CAPABILITY_PROBE_FAILED", false, ""},
+		{"ADBC enabled and answering", func(f *fakeRuntime) {
+			f.snap.Providers = map[string]bool{"adbc": true}
+			f.handlers["doris_query.execute_adbc_query"] = f.handlers["doris_catalog.list_tables"]
+		}, "doris_query", "execute_adbc_query", "available", "CAPABILITY_VERIFIED", true, "adbc_read_only"},
 		{"FE HTTP not configured", func(f *fakeRuntime) {
 			f.snap.Providers = map[string]bool{}
 			f.handlers["doris_query.get_query_profile"] = f.handlers["doris_catalog.list_tables"]

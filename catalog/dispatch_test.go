@@ -54,7 +54,6 @@ func TestDispatcherErrors(t *testing.T) {
 		{"malformed manifest_version", "doris_query", `{"child_tool":"execute_query","arguments":{"sql":"SELECT 1"},"manifest_version":"garbage"}`, catalog.CodeManifestStale, true, "", true, false, false},
 		{"another domain's manifest_version", "doris_query", `{"child_tool":"execute_query","arguments":{"sql":"SELECT 1"},"manifest_version":"` + catMV + `"}`, catalog.CodeManifestStale, true, "", true, false, false},
 		{"unbound handler", "doris_query", `{"child_tool":"explain_query","arguments":{"sql":"SELECT 1"}}`, catalog.CodeCapabilityUnavailable, false, "HANDLER_NOT_BOUND", true, false, false},
-		{"provider not built", "doris_query", `{"child_tool":"execute_adbc_query","arguments":{"explicit_adbc":true,"sql":"SELECT 1"}}`, catalog.CodeCapabilityUnavailable, false, "PROVIDER_NOT_AVAILABLE", true, false, false},
 		{"missing required argument", "doris_query", `{"child_tool":"execute_query","arguments":{}}`, catalog.CodeArgumentsInvalid, false, "", false, true, false},
 		{"argument of the wrong type", "doris_query", `{"child_tool":"execute_query","arguments":{"sql":42}}`, catalog.CodeArgumentsInvalid, false, "", false, true, false},
 		{"unknown argument", "doris_query", `{"child_tool":"execute_query","arguments":{"sql":"SELECT 1","SQL":"DROP TABLE t"}}`, catalog.CodeArgumentsInvalid, false, "", false, true, false},

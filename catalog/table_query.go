@@ -170,8 +170,9 @@ var queryDomain = Domain{
 			Probes:   []string{"query.audit_log"},
 		},
 		{
-			Name:  "get_adbc_connection_info",
-			Title: "Get ADBC connection info",
+			Name:    "get_adbc_connection_info",
+			Handler: query.GetADBCConnectionInfo,
+			Title:   "Get ADBC connection info",
 			Description: "Reports whether ADBC (Arrow Flight SQL) access is ready: driver presence, the " +
 				"configured FE and BE Flight SQL ports and whether they answer. No credentials are " +
 				"returned. Use only when the user explicitly asks for ADBC or Arrow; ordinary queries " +
@@ -197,14 +198,16 @@ var queryDomain = Domain{
 				{Name: "adbc_flight_sql_early", Ranges: []string{"2.1.0-2.1.5"}, Degraded: true,
 					Limitations: []string{"Arrow Flight SQL in Doris 2.1.0-2.1.4 is early; readiness evidence is reduced."}},
 			},
+			Probes:   []string{"query.adbc_flight"},
 			Provider: ProviderADBC,
 		},
 		{
-			Name:  "execute_adbc_query",
-			Title: "Execute a query over ADBC",
+			Name:    "execute_adbc_query",
+			Handler: query.ExecuteADBCQuery,
+			Title:   "Execute a query over ADBC",
 			Description: "Runs one read-only statement over Arrow Flight SQL (ADBC) and returns bounded " +
-				"rows. Off unless the operator enables ADBC, only for explicit ADBC requests, and " +
-				"refused on per-user token or Doris OAuth routes. The read-only guard, max_rows, byte " +
+				"rows. Off unless the operator enables ADBC, only for explicit ADBC requests; every " +
+				"caller runs as its own Doris account. The read-only guard, masking, max_rows, byte " +
 				"and timeout_ms limits of execute_query apply here too.",
 			Input: `{"type":"object","additionalProperties":false,"properties":{
 				"explicit_adbc":{"const":true,"description":"Must be true: the user asked for ADBC"},
@@ -221,6 +224,7 @@ var queryDomain = Domain{
 				{Name: "adbc_read_only_early", Ranges: []string{"2.1.0-2.1.5"}, Degraded: true,
 					Limitations: []string{"Arrow Flight SQL in Doris 2.1.0-2.1.4 is early; prefer execute_query."}},
 			},
+			Probes:   []string{"query.adbc_flight"},
 			Provider: ProviderADBC,
 		},
 	},

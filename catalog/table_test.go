@@ -60,6 +60,7 @@ var allowedProbes = map[string]bool{
 	"catalog.information_schema_tables": true, "catalog.information_schema_columns": true,
 	"catalog.information_schema_partitions": true,
 	"query.explain":                         true, "query.audit_log": true, "query.profile_api": true,
+	"query.adbc_flight":       true,
 	"cluster.current_queries": true, "cluster.active_queries": true, "cluster.processlist": true,
 	"cluster.file_cache_statistics": true, "cluster.compaction_tasks": true,
 	"cluster.workload_groups": true, "cluster.compute_groups": true, "cluster.history_buckets": true,

@@ -336,6 +336,7 @@ func (r *Runtime) providers() map[string]bool {
 		"be_http":    len(r.http.beBases) > 0,
 		"ossie":      r.semantic.ossie != nil,
 		"metricflow": r.semantic.mf != nil,
+		"adbc":       r.FlightEnabled(),
 	}
 }
 

@@ -61,6 +61,7 @@ type Config struct {
 	// policy refuses by default (guard/egress.go) that the operator
 	// allows, in lower case. Empty: every such function is refused.
 	AllowedFunctions []string
+	ADBC             ADBCConfig // ADBC_*, *_ARROW_FLIGHT_SQL_PORT (config_adbc.go)
 }
 
 // EgressSetting is the variable that allows functions the egress policy
@@ -134,6 +135,7 @@ func DefaultConfig() Config {
 			RecentEventMinutes: 1440},
 		Lakehouse: LakehouseLimits{MaxCatalogObjects: 50, MaxCatalogDatabases: 20, MaxSnapshots: 50, MaxPartitions: 100,
 			MaxVariantSampleRows: 20, MaxVariantPaths: 200},
+		ADBC: DefaultADBCConfig(),
 	}
 }
 
@@ -213,6 +215,7 @@ func (c *Config) Validate() []error {
 	if c.MaxResponseContentSize < 1 || c.MaxResponseContentSize > 1<<20 {
 		fail("MAX_RESPONSE_CONTENT_SIZE", "%d is outside 1..1048576", c.MaxResponseContentSize)
 	}
+	errs = append(errs, c.ADBC.validate(c)...)
 	if _, rerrs := parseMaskRules(c.MaskingRules); len(rerrs) > 0 {
 		errs = append(errs, rerrs...)
 	}

@@ -47,9 +47,12 @@ type Stmt struct {
 
 // Column is a result column as the driver reports it.
 type Column struct {
-	Name   string `json:"name"`
-	Type   string `json:"type"`
-	dbType string
+	Name string `json:"name"`
+	Type string `json:"type"`
+	// ArrowType is the column's Arrow type when it was read over Arrow
+	// Flight SQL with result_format arrow ("" otherwise).
+	ArrowType string `json:"arrow_type,omitempty"`
+	dbType    string
 }
 
 // visitor receives each row; returning stop=true ends the statement early

@@ -24,7 +24,8 @@ import (
 	"github.com/doris-mcp/doris-mcp-server/doris/doristest"
 )
 
-// boundChildren are the children this build implements, per domain.
+// boundChildren are the children this build implements that need no
+// optional provider (ADBC and the semantic providers aside), per domain.
 var boundChildren = map[string][]string{
 	"doris_catalog": {"list_catalogs", "list_databases", "list_tables", "get_table_context", "get_table_size"},
 	"doris_query":   {"execute_query", "explain_query", "get_query_profile", "diagnose_query_performance", "list_slow_queries"},

@@ -27,6 +27,7 @@ var probeHTTP = map[string]func(r *Runtime, ctx context.Context, rt *Route) erro
 		return err
 	},
 	"cluster.be_metrics": (*Runtime).probeBEMetrics,
+	"query.adbc_flight":  (*Runtime).probeFlight, // flight.go
 }
 
 // probeBEMetrics succeeds when any configured BE serves /metrics: one

@@ -65,6 +65,7 @@ type Runtime struct {
 	semantic *semanticProviders // Ossie registry and MetricFlow client, when enabled
 	mask     *masker            // nil: masking off (mask.go)
 	policy   *guard.Policy      // the egress policy (EGRESS_ALLOWED_FUNCTIONS); nil: nothing allowed
+	flight   *flights           // Arrow Flight SQL clients and sessions (flight.go)
 
 	mu     sync.Mutex // protects routes
 	routes map[string]*Route
@@ -121,6 +122,7 @@ func Open(cfg Config, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	r.caps = newCapabilities(r)
+	r.flight = newFlights(&cfg.ADBC)
 	if r.semantic, err = openSemantic(&cfg); err != nil {
 		return nil, err
 	}
@@ -250,6 +252,7 @@ func (r *Runtime) Close() error {
 	for _, rt := range r.routes {
 		errs = append(errs, rt.db.Close())
 	}
+	r.flight.close()
 	return errors.Join(errs...)
 }
 

@@ -24,6 +24,8 @@ type queryData struct {
 	// SQL is the statement that produced the rows when the caller did not
 	// write it (a compiled metric query); "" otherwise.
 	SQL string `json:"sql,omitempty"`
+	// Format is the result_format of an ADBC result ("" otherwise).
+	Format string `json:"result_format,omitempty"`
 	// Masking is what result masking did to Rows (mask.go); put it on
 	// the child's Result.
 	Masking *Masking `json:"-"`
@@ -41,6 +43,10 @@ func (q *queryData) AppendJSON(b []byte) []byte {
 		b = appendString(b, c.Name)
 		b = append(b, `,"type":`...)
 		b = appendString(b, c.Type)
+		if c.ArrowType != "" {
+			b = append(b, `,"arrow_type":`...)
+			b = appendString(b, c.ArrowType)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"rows":[`...)
@@ -57,6 +63,10 @@ func (q *queryData) AppendJSON(b []byte) []byte {
 	if q.SQL != "" {
 		b = append(b, `,"sql":`...)
 		b = appendString(b, q.SQL)
+	}
+	if q.Format != "" {
+		b = append(b, `,"result_format":`...)
+		b = appendString(b, q.Format)
 	}
 	return append(b, '}')
 }
@@ -133,6 +143,13 @@ func GuardError(err error) error {
 // read or kept. Each row is masked as it is encoded (mask.go), and the
 // masked text is what counts toward the byte budget.
 func (r *Runtime) Query(ctx context.Context, rt *Route, s Stmt, maxRows, maxBytes int, rowsArg string) (*queryData, []string, error) {
+	return r.collect(maxRows, maxBytes, rowsArg, func(visit visitor) error { return r.Run(ctx, rt, s, visit) })
+}
+
+// collect runs a statement through run and keeps its rows within the row
+// and byte budgets, masked as they are encoded: the one row path of the
+// MySQL protocol and of Arrow Flight SQL (FlightQuery).
+func (r *Runtime) collect(maxRows, maxBytes int, rowsArg string, run func(visitor) error) (*queryData, []string, error) {
 	data := &queryData{Rows: []json.RawMessage{}}
 	var names [][]byte // column names as JSON strings with the colon
 	var mask *columnPlan
@@ -140,7 +157,7 @@ func (r *Runtime) Query(ctx context.Context, rt *Route, s Stmt, maxRows, maxByte
 	var rowRules []string
 	total, byteCut := 0, false
 	buf := make([]byte, 0, 256)
-	err := r.Run(ctx, rt, s, func(cols []Column, row []sql.RawBytes) (bool, error) {
+	err := run(func(cols []Column, row []sql.RawBytes) (bool, error) {
 		if names == nil {
 			data.Columns = cols
 			for _, n := range uniqueNames(cols) {

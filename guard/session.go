@@ -75,9 +75,32 @@ func SessionControl(sql string) bool {
 	case word(0, "SWITCH"):
 		return len(ts) == 2 && safeName(ts[1])
 	case word(0, "KILL"):
-		return len(ts) == 3 && word(1, "QUERY") && positiveInt(ts[2])
+		return len(ts) == 3 && word(1, "QUERY") && (positiveInt(ts[2]) || dorisQueryID(ts[2]))
 	}
 	return false
+}
+
+// dorisQueryID reports whether t is a string literal holding a Doris
+// query id ("<hex>-<hex>", at most 16 digits each): KILL QUERY "<id>"
+// stops a statement that runs on no MySQL connection of the server's own
+// (an Arrow Flight SQL statement).
+func dorisQueryID(t Token) bool {
+	if t.Kind != TokString || len(t.Text) < 5 || t.Text[0] != '"' && t.Text[0] != '\'' {
+		return false
+	}
+	hi, lo, ok := strings.Cut(t.Text[1:len(t.Text)-1], "-")
+	hex := func(s string) bool {
+		if len(s) == 0 || len(s) > 16 {
+			return false
+		}
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; !isDigit(c) && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+		return true
+	}
+	return ok && hex(hi) && hex(lo)
 }
 
 // positiveInt reports whether t is a plain integer literal from 1 to 2^63-1

@@ -19,6 +19,8 @@ func TestSessionControl(t *testing.T) {
 		"use `internal`.`sales db`",
 		"SWITCH `hive_catalog`",
 		"KILL QUERY 42",
+		`KILL QUERY "a1b2c3d4e5f60718-0123456789abcdef"`,
+		"KILL QUERY '1f-2e'",
 		"kill query 9223372036854775807",
 	}
 	no := []string{
@@ -64,6 +66,11 @@ func TestSessionControl(t *testing.T) {
 		"KILL 42",
 		"KILL QUERY 0",
 		"KILL QUERY 'abc'",
+		`KILL QUERY "A1-B2"`,
+		`KILL QUERY "a1-b2-c3"`,
+		`KILL QUERY "a1-"`,
+		`KILL QUERY "0123456789abcdef0-1"`,
+		`KILL QUERY "a1-b2" x`,
 		"KILL CONNECTION 1",
 		"SET query_timeout = 30\x00",
 		"/*+ x */ SET query_timeout = 30",

@@ -37,6 +37,8 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:9030", "MySQL-protocol (FE query port) address")
 	feHTTP := flag.String("fe-http", "127.0.0.1:8030", "FE HTTP address (empty: off)")
 	beHTTP := flag.String("be-http", "127.0.0.1:8040", "BE HTTP address (empty: off)")
+	feFlight := flag.String("fe-flight", "", "FE Arrow Flight SQL address, arrow_flight_sql_port (empty: off; Doris 2.1+ profiles)")
+	beFlight := flag.String("be-flight", "", "BE Arrow Flight SQL address, arrow_flight_sql_port (empty: off; Doris 2.1+ profiles)")
 	upstream := flag.String("upstream", "127.0.0.1:3306", "upstream MariaDB/MySQL host:port")
 	users := flag.String("users", "", "comma-separated user:password list the simulator accepts (required)")
 	admins := flag.String("admins", "root", "comma-separated users with Doris ADMIN privilege")
@@ -52,7 +54,7 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *listen, *feHTTP, *beHTTP, *upstream, *users, *admins, *profile, *deployment, holds); err != nil {
+	if err := run(log, *listen, *feHTTP, *beHTTP, *feFlight, *beFlight, *upstream, *users, *admins, *profile, *deployment, holds); err != nil {
 		log.Error("dorissim failed", "err", err)
 		os.Exit(1)
 	}
@@ -101,7 +103,7 @@ func (h *holdFlags) Set(v string) error {
 	return nil
 }
 
-func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, profile, deployment string, holds []sim.Fault) error {
+func run(log *slog.Logger, listen, feHTTP, beHTTP, feFlight, beFlight, upstream, users, admins, profile, deployment string, holds []sim.Fault) error {
 	um, err := parseUsers(users)
 	if err != nil {
 		return err
@@ -114,7 +116,7 @@ func run(log *slog.Logger, listen, feHTTP, beHTTP, upstream, users, admins, prof
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := sim.Start(ctx, sim.Options{Listen: listen, FEHTTP: feHTTP, BEHTTP: beHTTP, Upstream: upstream,
+	s, err := sim.Start(ctx, sim.Options{Listen: listen, FEHTTP: feHTTP, BEHTTP: beHTTP, FEFlight: feFlight, BEFlight: beFlight, Upstream: upstream,
 		Users: um, Admins: adm, Profile: profile, Deployment: deployment, Logger: log})
 	if err != nil {
 		return err

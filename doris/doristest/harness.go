@@ -72,6 +72,9 @@ type EnvOpts struct {
 	FEConfig map[string]string
 	// instance is the MariaDB to use instead of the shared one.
 	Instance *mariadb.Instance
+	// Flight serves Arrow Flight SQL on the simulator's FE and BE and
+	// enables ADBC in the runtime (ADBC_ENABLED, *_ARROW_FLIGHT_SQL_PORT).
+	Flight bool
 }
 
 // NewEnv starts a simulator (profile "3.0" unless given) and a runtime
@@ -98,6 +101,9 @@ func NewEnv(t testing.TB, o EnvOpts) *Env {
 		maps.Copy(simOpts.Users, o.Users)
 	}
 	simOpts.FEConfig = o.FEConfig
+	if o.Flight {
+		simOpts.FEFlight, simOpts.BEFlight = "127.0.0.1:0", "127.0.0.1:0"
+	}
 	s, err := sim.Start(context.Background(), simOpts)
 	if err != nil {
 		t.Fatalf("start the Doris simulator: %v", err)
@@ -151,6 +157,13 @@ func SimConfig(t testing.TB, s *sim.Server, o EnvOpts) doris.Config {
 	}
 	if s.BEAddr() != "" {
 		cfg.BEHosts = []string{s.BEAddr()}
+	}
+	if s.FEFlightAddr() != "" {
+		cfg.ADBC.Enabled = true
+		_, cfg.ADBC.FEPort = HostPort(t, s.FEFlightAddr())
+		if s.BEFlightAddr() != "" {
+			_, cfg.ADBC.BEPort = HostPort(t, s.BEFlightAddr())
+		}
 	}
 	return cfg
 }

@@ -33,6 +33,9 @@ type Options struct {
 	Listen string
 	// FEHTTP and BEHTTP are the FE and BE HTTP addresses; empty = not served.
 	FEHTTP, BEHTTP string
+	// FEFlight and BEFlight are the FE and BE Arrow Flight SQL addresses
+	// (arrow_flight_sql_port; Doris 2.1+); empty = not served (flight.go).
+	FEFlight, BEFlight string
 	// Upstream is the MariaDB/MySQL host:port that runs the SQL.
 	Upstream string
 	// Users maps user -> password. Clients authenticate against exactly these,
@@ -124,8 +127,9 @@ type Server struct {
 	accounts     *accounts
 	pipe         *pipeline // loads, stream loads, MVs, table versions
 	feConf       *feConfig
-	lake         lakehouse  // external catalogs and Doris-only table metadata
-	globals      globalVars // SET GLOBAL values new sessions start with (globals.go)
+	lake         lakehouse     // external catalogs and Doris-only table metadata
+	globals      globalVars    // SET GLOBAL values new sessions start with (globals.go)
+	flight       *flightServer // Arrow Flight SQL endpoints (flight.go); nil when off
 }
 
 type stats struct {
@@ -190,6 +194,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			s.fe.stop()
 			return nil, err
 		}
+	}
+	if err := s.startFlight(o.FEFlight, o.BEFlight); err != nil {
+		l.Close()
+		s.fe.stop()
+		s.be.stop()
+		return nil, err
 	}
 	s.startAudit()
 	s.startMVScheduler()
@@ -357,6 +367,7 @@ func (s *Server) Close() error {
 	}
 	s.fe.stop()
 	s.be.stop()
+	s.flight.stop()
 	s.audit.stop()
 	s.pipe.close()
 	s.wg.Wait()
