@@ -220,8 +220,9 @@ func TestBinaryDependencies(t *testing.T) {
 // TestOnlyMainReadsTheEnvironment: the program (package main) is the one
 // reader of the environment; every other package is configured with typed
 // structs. Separate programs (other main packages), the Doris
-// simulator's test tooling (doris/dorissim) and the integration harness
-// (doris/doristest, DORIS_TEST_LOG) are theirs to read.
+// simulator's test tooling (doris/dorissim), the integration harness
+// (doris/doristest, DORIS_TEST_LOG) and the Arrow peer's runner
+// (doris/flightsql/flighttest, DORIS_MCP_ARROWPEER_DIR) are theirs to read.
 func TestOnlyMainReadsTheEnvironment(t *testing.T) {
 	readers := []string{"Getenv", "LookupEnv", "Environ", "ExpandEnv"}
 	fset := token.NewFileSet()
@@ -230,7 +231,7 @@ func TestOnlyMainReadsTheEnvironment(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || path == filepath.Join("doris", "dorissim") || path == filepath.Join("doris", "doristest")) {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || path == filepath.Join("doris", "dorissim") || path == filepath.Join("doris", "doristest") || path == filepath.Join("doris", "flightsql", "flighttest")) {
 				return filepath.SkipDir
 			}
 			return nil
