@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/handle"
 	"github.com/doris-mcp/doris-mcp-server/mcp"
 	"github.com/doris-mcp/doris-mcp-server/mcp/wiretest"
 )
@@ -392,5 +393,26 @@ func TestHealthEndpoints(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
 		}
+	}
+}
+
+// TestCursorAfterRestart: a tools/list cursor issued before the server
+// restarted (another secret) says so, as ADR 0002 promises, instead of
+// calling it a cursor this server never issued.
+func TestCursorAfterRestart(t *testing.T) {
+	old := newHTTP(t, newEnv(t, 4, 7), false)
+	first := old.call(t, "tools/list", "", "").msg["result"].(map[string]any)["nextCursor"].(string)
+	signer, err := handle.New([]byte("another-secret-after-the-restart-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHTTP(t, newEnvWith(t, 4, 7, mcp.Options{Handles: signer}), false)
+	r := h.call(t, "tools/list", `"cursor":`+jsonString(first), "")
+	if r.status != 400 || errorCode(t, r.msg) != -32602 {
+		t.Fatalf("old cursor: %d %s", r.status, r.body)
+	}
+	msg, _ := r.msg["error"].(map[string]any)["message"].(string)
+	if !strings.Contains(msg, "the server restarted or its secret changed: start the list again") {
+		t.Fatalf("old cursor message %q", msg)
 	}
 }
