@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -414,5 +416,36 @@ func TestCursorAfterRestart(t *testing.T) {
 	msg, _ := r.msg["error"].(map[string]any)["message"].(string)
 	if !strings.Contains(msg, "the server restarted or its secret changed: start the list again") {
 		t.Fatalf("old cursor message %q", msg)
+	}
+}
+
+// reasoned is an error with a reason code, as doris.Error is.
+type reasoned struct{ code string }
+
+func (r reasoned) Error() string      { return "backend said: secret-backend-text" }
+func (r reasoned) ReasonCode() string { return r.code }
+
+// TestReadyReason: a failed readiness check gives its reason code in the
+// body of GET /ready, and never the error's text.
+func TestReadyReason(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{reasoned{"DORIS_AUTHENTICATION_FAILED"}, "DORIS_AUTHENTICATION_FAILED"},
+		{reasoned{"DORIS_CONNECTION_FAILED"}, "DORIS_CONNECTION_FAILED"},
+		{errors.New("secret-backend-text"), "DORIS_UNAVAILABLE"},
+	} {
+		err := tc.err
+		h := newHTTPWith(t, newEnv(t, 100, 0), mcp.HTTPOptions{Ready: func(context.Context) error { return err }})
+		resp, gerr := h.ts.Client().Get(h.ts.URL + "/ready")
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 503 || !strings.Contains(string(body), `"reason":"`+tc.want+`"`) || strings.Contains(string(body), "secret-backend-text") {
+			t.Errorf("%v: %d %s, want 503 with reason %s", tc.err, resp.StatusCode, body, tc.want)
+		}
 	}
 }
