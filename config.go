@@ -240,6 +240,7 @@ type flagSet struct {
 func newFlagSet(out io.Writer) *flagSet {
 	f := &flagSet{fs: flag.NewFlagSet("doris-mcp-server", flag.ContinueOnError), set: map[string]bool{}}
 	f.fs.SetOutput(out)
+	f.fs.Usage = func() { shortUsage(f.fs.Output()) } // help.go; --help itself prints printHelp
 	// The flags' own defaults are empty so that an unset flag never hides
 	// its variable; their help shows the real defaults instead.
 	d := DefaultConfig()

@@ -71,6 +71,13 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 	if len(args) > 0 && args[0] == clientCommand {
 		return runClient(ctx, args[1:], env, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == doctorCommand {
+		return runDoctor(ctx, args[1:], env, stdout, stderr) // doctor.go
+	}
+	if wantsHelp(args) {
+		printHelp(stdout) // help.go
+		return nil
+	}
 	flags := newFlagSet(stderr)
 	if err := flags.parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -82,23 +89,13 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		fmt.Fprintln(stdout, versionLine())
 		return nil
 	}
-	merged, err := withEnvFile(env, flags.envFile, flags.set["env-file"])
+	cfg, strays, err := loadConfig(flags, env, stderr)
 	if err != nil {
 		return err
 	}
-	cfg := DefaultConfig()
-	loadErrs := cfg.fromEnv(merged)
-	loadErrs = append(loadErrs, flags.apply(&cfg)...)
-	verr := errors.Join(append(loadErrs, cfg.Validate())...)
-	strays := strayVariables(merged)
-	if verr != nil {
-		printProblems(stderr, verr)
-		printTypos(stderr, strays)
-		return errReported
-	}
 	if flags.checkConfig {
 		printTypos(stderr, strays)
-		fmt.Fprintf(stdout, "configuration OK: transport=%s exposure=%s doris=%s\n", cfg.Transport, cfg.ExposureMode, strings.Join(cfg.Doris.Addrs(), ","))
+		printCheckConfig(stdout, cfg)
 		return nil
 	}
 
@@ -113,6 +110,7 @@ func run(ctx context.Context, args []string, env map[string]string, stdin io.Rea
 		return err
 	}
 	defer rt.Close()
+	defer warnUnusableDoris(ctx, rt, log)() // doctor.go: one WARN naming why Doris cannot serve
 	// srv.Close flushes the invocation audit log; METRICS_ADDR serves
 	// /metrics apart from MCP (main_telemetry.go).
 	defer srv.Close()

@@ -82,7 +82,14 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			if errors.As(err, &me) || ctx.Err() != nil {
 				return nil, err
 			}
-			c.log.WarnContext(ctx, "Doris FE unreachable; trying the next", "fe", c.addrs[idx])
+			switch {
+			case n == 1:
+				c.log.WarnContext(ctx, "Doris FE unreachable; it is the only FE configured (DORIS_HOSTS lists failover FEs)", "fe", c.addrs[idx])
+			case i < n-1:
+				c.log.WarnContext(ctx, "Doris FE unreachable; trying the next", "fe", c.addrs[idx], "next", c.addrs[(idx+1)%n])
+			default:
+				c.log.WarnContext(ctx, "Doris FE unreachable; no configured FE is left to try", "fe", c.addrs[idx])
+			}
 			continue
 		}
 		c.preferred.Store(int32(idx))

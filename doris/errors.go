@@ -43,6 +43,14 @@ var (
 	classPermission = &class{suffix: "PERMISSION_DENIED", status: 403,
 		message: "the Doris account lacks a privilege this operation needs", probe: ProbePermissionDenied,
 		snapshot: ReasonSnapshotUnavailable, detail: "the Doris account may not read its server version"}
+	// classDatabase is MySQL error 1044, "access denied to database": the
+	// session database (DORIS_DATABASE at connect, or a database a request
+	// names) does not exist or this account may not see it. Doris and
+	// MariaDB answer an account without global privileges so for a
+	// database that is missing, too.
+	classDatabase = &class{suffix: "PERMISSION_DENIED", status: 403,
+		message: "the database does not exist or is not visible to this Doris account", probe: ProbePermissionDenied,
+		snapshot: ReasonDatabaseUnavailable, detail: "the configured DORIS_DATABASE does not exist or is not visible to the account DORIS_USER"}
 	classTimeout = &class{suffix: "TIMEOUT", kind: KindTimeout, status: 504, retryable: true,
 		message: "Doris stopped the query at its time limit; narrow the query or raise timeout_ms", probe: ProbeTimeout, retry: timeoutRetry,
 		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not answer the capability checks in time"}
@@ -51,7 +59,7 @@ var (
 		snapshot: ReasonSnapshotUnavailable, detail: "the capability checks were cancelled"}
 	classNotFound = &class{suffix: "OBJECT_NOT_FOUND", status: 404,
 		message: "a catalog, database, table or column named in the request does not exist or is not visible", probe: ProbeNotSupported,
-		snapshot: ReasonSnapshotUnavailable, detail: "the configured DORIS_DATABASE does not exist or is not visible"}
+		snapshot: ReasonDatabaseUnavailable, detail: "the configured DORIS_DATABASE does not exist or is not visible to the account DORIS_USER"}
 	classSyntax = &class{suffix: "SYNTAX_ERROR", status: 400,
 		message: "Doris could not parse the statement", probe: ProbeNotSupported,
 		snapshot: ReasonSnapshotUnavailable, detail: "Doris did not understand the capability checks"}
@@ -61,6 +69,9 @@ var (
 	classBusy = &class{suffix: "BACKEND_UNAVAILABLE", status: 503, retryable: true,
 		message: "Doris has no free connection for this account; retry shortly", probe: ProbeFailed, retry: failedRetry,
 		snapshot: ReasonConnectionFailed, detail: "Doris refused a connection: it is at its connection limit"}
+	classTLS = &class{suffix: "BACKEND_UNAVAILABLE", status: 503,
+		message: "Doris accepts only TLS connections, which this server does not open", probe: ProbeFailed, retry: failedRetry,
+		snapshot: ReasonTLSRequired, detail: "Doris requires TLS (require_secure_transport); this server connects without TLS"}
 	classNotSupported = &class{suffix: "NOT_SUPPORTED", status: 501,
 		message: "this Doris version or deployment does not support an operation the server needs", probe: ProbeNotSupported,
 		snapshot: ReasonSnapshotUnavailable, detail: "Doris does not support the capability checks"}
@@ -137,7 +148,13 @@ func classifyMySQL(prefix string, e *Error, me *mysql.MySQLError) *Error {
 	switch {
 	case me.Number == 1045:
 		return e.setClass(prefix, classAuth)
-	case me.Number == 1044 || me.Number == 1142 || me.Number == 1143 || me.Number == 1227 || me.Number == 1224 ||
+	case me.Number == 1044:
+		return e.setClass(prefix, classDatabase)
+	case me.Number == 3159 || strings.Contains(msg, "insecure transport"):
+		// require_secure_transport: this server speaks plain MySQL
+		// protocol to Doris.
+		return e.setClass(prefix, classTLS)
+	case me.Number == 1142 || me.Number == 1143 || me.Number == 1227 || me.Number == 1224 ||
 		me.Number == 1370 || strings.Contains(msg, "permission denied") || strings.Contains(msg, "access denied") ||
 		strings.Contains(msg, "command denied"):
 		return e.setClass(prefix, classPermission)

@@ -127,7 +127,7 @@ func TestUnavailableReason(t *testing.T) {
 	}{
 		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, ReasonConnectionFailed},
 		{&mysql.MySQLError{Number: 1045, Message: secret}, ReasonAuthenticationFailed},
-		{&mysql.MySQLError{Number: 1049, Message: secret}, ReasonSnapshotUnavailable},
+		{&mysql.MySQLError{Number: 1049, Message: secret}, ReasonDatabaseUnavailable},
 		{&mysql.MySQLError{Number: 1105, Message: secret}, ReasonSnapshotUnavailable},
 	} {
 		reason, detail := unavailableReason(tc.err)

@@ -50,6 +50,8 @@ func (r *Runtime) Page(c *Call, prefix string, items []map[string]any, key func(
 	if err != nil {
 		var he *handle.Error
 		switch {
+		case errors.As(err, &he) && he.Unverified:
+			return nil, nil, ArgError(prefix, "PAGE_CURSOR_INVALID", "page cursor no longer opens: "+handle.Restarted+" without page")
 		case errors.As(err, &he) && he.Reason == handle.ReasonStale:
 			return nil, nil, ArgError(prefix, "PAGE_CURSOR_STALE", "page cursor is stale: the list changed since it was issued; start again without page")
 		case errors.As(err, &he):

@@ -256,11 +256,13 @@ func (r *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
-// Ping is the readiness check: can the global route reach Doris now.
+// Ping is the readiness check: can the global route reach Doris now, log
+// in as the service account and open its session database.
 //
 // It opens a connection of its own rather than taking one from the pool:
 // a pool busy with slow queries is a healthy server under load, and
-// readiness must not queue behind user queries.
+// readiness must not queue behind user queries. A failure is an *Error
+// whose Reason says why (serviceError), never with backend text.
 func (r *Runtime) Ping(ctx context.Context) error {
 	rt, err := r.Route(auth.Anonymous())
 	if err != nil {
@@ -268,11 +270,13 @@ func (r *Runtime) Ping(ctx context.Context) error {
 	}
 	dc, err := connectWithin(ctx, rt.connector)
 	if err != nil {
-		return err
+		return serviceError(ctx, err)
 	}
 	defer dc.Close()
 	if p, ok := dc.(driver.Pinger); ok {
-		return p.Ping(ctx)
+		if err := p.Ping(ctx); err != nil {
+			return serviceError(ctx, err)
+		}
 	}
 	return nil
 }

@@ -112,6 +112,8 @@ const (
 const (
 	ReasonConnectionFailed     = "DORIS_CONNECTION_FAILED"
 	ReasonAuthenticationFailed = "DORIS_AUTHENTICATION_FAILED"
+	ReasonDatabaseUnavailable  = "DORIS_DATABASE_UNAVAILABLE"
+	ReasonTLSRequired          = "DORIS_TLS_REQUIRED"
 	ReasonNotDoris             = "DORIS_VERSION_UNKNOWN"
 	ReasonSnapshotUnavailable  = "CAPABILITY_SNAPSHOT_UNAVAILABLE"
 )

@@ -64,7 +64,16 @@ const (
 // constants.
 type Error struct {
 	Reason string
+	// Unverified marks a ReasonInvalid handle that is well formed but
+	// signed by no key this signer holds: issued before the server
+	// restarted (a random per-launch secret) or before its secret changed
+	// beyond MCP_STATE_HANDLE_PREVIOUS_SECRET. The caller can only start
+	// the list again (ADR 0002).
+	Unverified bool
 }
+
+// Restarted is the sentence a client sees for an Unverified handle.
+const Restarted = "the server restarted or its secret changed: start the list again"
 
 func (e *Error) Error() string { return "handle: " + e.Reason }
 
@@ -199,20 +208,20 @@ func (s *Signer) Sign(c Claims, state any) (string, error) {
 // be nil). Any failure is an *Error; nothing of a failed handle is trusted.
 func (s *Signer) Open(h string, want Claims, state any) error {
 	if len(h) > maxHandleLen || !strings.HasPrefix(h, prefix) {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	dot := strings.LastIndexByte(h, '.')
 	if dot < len(prefix) {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	signed, macPart := h[:dot], h[dot+1:]
 	body64 := signed[len(prefix):]
 	if base64.RawURLEncoding.DecodedLen(len(macPart)) != macLen || strings.IndexByte(body64, '.') >= 0 {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	mac, err := base64.RawURLEncoding.Strict().DecodeString(macPart)
 	if err != nil || len(mac) != macLen {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	verified := false
 	for i := range s.secrets {
@@ -222,33 +231,33 @@ func (s *Signer) Open(h string, want Claims, state any) error {
 		}
 	}
 	if !verified {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid, Unverified: true}
 	}
 	body, err := base64.RawURLEncoding.Strict().DecodeString(body64)
 	if err != nil || len(body) > maxPayloadLen {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	var p payload
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil || p.Version != 1 {
-		return &Error{ReasonInvalid}
+		return &Error{Reason: ReasonInvalid}
 	}
 	// The MAC key is derived per kind, so a handle of another kind never
 	// verified above: the kind needs no check of its own here.
 	switch {
 	case p.Scope != want.Scope:
-		return &Error{ReasonWrongScope}
+		return &Error{Reason: ReasonWrongScope}
 	case p.Resource != want.Resource:
-		return &Error{ReasonWrongResource}
+		return &Error{Reason: ReasonWrongResource}
 	case !hmac.Equal([]byte(p.Principal), []byte(want.Principal)):
-		return &Error{ReasonPrincipalChanged}
+		return &Error{Reason: ReasonPrincipalChanged}
 	case !s.now().Before(time.Unix(p.ExpiresAt, 0)):
-		return &Error{ReasonExpired}
+		return &Error{Reason: ReasonExpired}
 	}
 	if state != nil {
 		if err := json.Unmarshal(p.State, state); err != nil {
-			return &Error{ReasonInvalid}
+			return &Error{Reason: ReasonInvalid}
 		}
 	}
 	return nil

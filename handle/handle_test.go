@@ -277,3 +277,32 @@ func BenchmarkSignOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestUnverifiedAfterRestart: a handle signed under another secret (a
+// server that restarted with a random one, or whose secret changed) is
+// invalid and marked Unverified, so callers say "start the list again";
+// a malformed handle is invalid but not Unverified.
+func TestUnverifiedAfterRestart(t *testing.T) {
+	before, err := handle.New([]byte("the-secret-before-the-restart-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := handle.New([]byte("the-secret-after-the-restart-9876543210"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := before.Sign(claims, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var he *handle.Error
+	if err := after.Open(h, claims, nil); !errors.As(err, &he) || he.Reason != handle.ReasonInvalid || !he.Unverified {
+		t.Fatalf("old secret's handle: got %#v, want invalid and unverified", err)
+	}
+	if err := after.Open("not-a-handle", claims, nil); !errors.As(err, &he) || he.Unverified {
+		t.Fatalf("malformed handle: got %#v, want invalid, not unverified", err)
+	}
+	if !strings.Contains(handle.Restarted, "the server restarted or its secret changed: start the list again") {
+		t.Fatalf("Restarted = %q", handle.Restarted)
+	}
+}

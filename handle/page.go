@@ -32,7 +32,7 @@ func (s *Signer) Page(c Claims, cursor string, n, size int, id func(int) string)
 			return 0, 0, "", err
 		}
 		if st.Snapshot != snapshot {
-			return 0, 0, "", &Error{ReasonStale}
+			return 0, 0, "", &Error{Reason: ReasonStale}
 		}
 		lo = -1
 		for i := 0; i < n; i++ {
@@ -42,7 +42,7 @@ func (s *Signer) Page(c Claims, cursor string, n, size int, id func(int) string)
 			}
 		}
 		if lo < 0 {
-			return 0, 0, "", &Error{ReasonStale}
+			return 0, 0, "", &Error{Reason: ReasonStale}
 		}
 	}
 	hi = min(lo+max(size, 1), n)

@@ -194,12 +194,15 @@ func newEnv(t testing.TB, pageSize, extraTools int) *env {
 }
 
 // newEnvWith is newEnv with further server options (name, version, page
-// size, handles and logger are the test's own).
+// size and logger are the test's own; handles too unless given).
 func newEnvWith(t testing.TB, pageSize, extraTools int, opts mcp.Options) *env {
 	t.Helper()
-	signer, err := handle.New([]byte("mcp-test-secret-0123456789-abcdef-XYZ"))
-	if err != nil {
-		t.Fatal(err)
+	signer := opts.Handles
+	if signer == nil {
+		var err error
+		if signer, err = handle.New([]byte("mcp-test-secret-0123456789-abcdef-XYZ")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	logs := &syncBuffer{}
 	be := newFakeBackend(extraTools)

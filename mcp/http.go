@@ -91,15 +91,21 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				"checks": map[string]string{"service": "shutting_down"}})
 			return
 		}
+		reason := ""
 		if o.Ready != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), o.ReadyTimeout)
 			defer cancel()
 			if err := o.Ready(ctx); err != nil {
 				status, doris, code = "not_ready", "unavailable", http.StatusServiceUnavailable
+				reason = readyReason(err)
 			}
 		}
-		writeJSON(w, code, map[string]any{"status": status, "checks": map[string]string{"service": "ok", "doris": doris},
-			"timeout_seconds": o.ReadyTimeout.Seconds()})
+		body := map[string]any{"status": status, "checks": map[string]string{"service": "ok", "doris": doris},
+			"timeout_seconds": o.ReadyTimeout.Seconds()}
+		if reason != "" {
+			body["reason"] = reason
+		}
+		writeJSON(w, code, body)
 	})
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "healthy", "service": s.info.Name, "version": s.info.Version})
@@ -554,4 +560,19 @@ func acceptsJSONAndSSE(values []string) bool {
 		}
 	}
 	return json && sse
+}
+
+// readyReason is the reason code of a failed readiness check
+// (DORIS_CONNECTION_FAILED, DORIS_AUTHENTICATION_FAILED, ...): what the
+// error says through a ReasonCode method, else DORIS_UNAVAILABLE. The
+// error's text (backend text) never reaches the body.
+func readyReason(err error) string {
+	var rc interface{ ReasonCode() string }
+	if errors.As(err, &rc) && rc.ReasonCode() != "" {
+		return rc.ReasonCode()
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "DORIS_READY_TIMEOUT"
+	}
+	return "DORIS_UNAVAILABLE"
 }

@@ -20,7 +20,11 @@ func (s *Server) paginate(c *call, collection string, n int, id func(int) string
 	if perr != nil {
 		var he *handle.Error
 		if errors.As(perr, &he) {
-			return 0, 0, "", invalidCursor(he.Reason)
+			e := invalidCursor(he.Reason)
+			if he.Unverified {
+				e.Message = "invalid cursor: " + handle.Restarted
+			}
+			return 0, 0, "", e
 		}
 		s.log.Error("cursor signing failed", "err", perr)
 		return 0, 0, "", errorf(CodeInternalError, "internal error")

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/doris-mcp/doris-mcp-server/handle"
 	"github.com/doris-mcp/doris-mcp-server/mcp"
 	"github.com/doris-mcp/doris-mcp-server/mcp/wiretest"
 )
@@ -398,6 +401,58 @@ func TestHealthEndpoints(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestCursorAfterRestart: a tools/list cursor issued before the server
+// restarted (another secret) says so, as ADR 0002 promises, instead of
+// calling it a cursor this server never issued.
+func TestCursorAfterRestart(t *testing.T) {
+	old := newHTTP(t, newEnv(t, 4, 7), false)
+	first := old.call(t, "tools/list", "", "").msg["result"].(map[string]any)["nextCursor"].(string)
+	signer, err := handle.New([]byte("another-secret-after-the-restart-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHTTP(t, newEnvWith(t, 4, 7, mcp.Options{Handles: signer}), false)
+	r := h.call(t, "tools/list", `"cursor":`+jsonString(first), "")
+	if r.status != 400 || errorCode(t, r.msg) != -32602 {
+		t.Fatalf("old cursor: %d %s", r.status, r.body)
+	}
+	msg, _ := r.msg["error"].(map[string]any)["message"].(string)
+	if !strings.Contains(msg, "the server restarted or its secret changed: start the list again") {
+		t.Fatalf("old cursor message %q", msg)
+	}
+}
+
+// reasoned is an error with a reason code, as doris.Error is.
+type reasoned struct{ code string }
+
+func (r reasoned) Error() string      { return "backend said: secret-backend-text" }
+func (r reasoned) ReasonCode() string { return r.code }
+
+// TestReadyReason: a failed readiness check gives its reason code in the
+// body of GET /ready, and never the error's text.
+func TestReadyReason(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{reasoned{"DORIS_AUTHENTICATION_FAILED"}, "DORIS_AUTHENTICATION_FAILED"},
+		{reasoned{"DORIS_CONNECTION_FAILED"}, "DORIS_CONNECTION_FAILED"},
+		{errors.New("secret-backend-text"), "DORIS_UNAVAILABLE"},
+	} {
+		err := tc.err
+		h := newHTTPWith(t, newEnv(t, 100, 0), mcp.HTTPOptions{Ready: func(context.Context) error { return err }})
+		resp, gerr := h.ts.Client().Get(h.ts.URL + "/ready")
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 503 || !strings.Contains(string(body), `"reason":"`+tc.want+`"`) || strings.Contains(string(body), "secret-backend-text") {
+			t.Errorf("%v: %d %s, want 503 with reason %s", tc.err, resp.StatusCode, body, tc.want)
 		}
 	}
 }

@@ -201,6 +201,11 @@ func TestListTablesPaging(t *testing.T) {
 	if ev.Error.Retryable {
 		t.Fatal("a bad cursor is not retryable")
 	}
+	// A cursor no key of this server verifies is what a restart (or a
+	// changed secret) leaves behind: the message says so (ADR 0002).
+	if !strings.Contains(ev.Error.Message, "the server restarted or its secret changed: start the list again") {
+		t.Fatalf("unverified cursor message: %q", ev.Error.Message)
+	}
 	// Bound to the other arguments: a cursor for "bulk" does not page a pattern.
 	e.Fail("doris_catalog", "list_tables", map[string]any{"database": "bulk", "pattern": "t_*", "page": cursor},
 		"CHILD_ARGUMENTS_INVALID", "CATALOG_PAGE_CURSOR_INVALID")

@@ -24,6 +24,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	mariadb.SkipNotice("doris/semanticprovider")
 	if err := mariadb.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop shared mariadb:", err)
 	}

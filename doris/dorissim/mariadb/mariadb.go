@@ -91,14 +91,26 @@ type User struct {
 
 const dirPrefix = "doris-mariadb-"
 
+// PathVariable names the variable that, when set, is the only list of directories searched for
+// the MariaDB binaries (PATH and the usual directories are not): a test
+// hides MariaDB by pointing it at an empty directory.
+const PathVariable = "DORIS_MCP_MARIADB_PATH"
+
 // binaries returns the paths of mariadbd and mariadb-install-db.
 func binaries() (server, install string, err error) {
+	dirs := []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}
+	onlyDirs, only := os.LookupEnv(PathVariable)
+	if only {
+		dirs = filepath.SplitList(onlyDirs)
+	}
 	find := func(names ...string) string {
 		for _, n := range names {
-			if p, err := exec.LookPath(n); err == nil {
-				return p
+			if !only {
+				if p, err := exec.LookPath(n); err == nil {
+					return p
+				}
 			}
-			for _, d := range []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
+			for _, d := range dirs {
 				p := filepath.Join(d, n)
 				if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 					return p

@@ -2,9 +2,12 @@ package mariadb
 
 import (
 	"context"
+	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 var shared struct {
@@ -127,18 +130,65 @@ func FreshFor(t TB) *Instance {
 
 // AnnounceSkips tells the developer that a package's integration tests
 // skipped, and why, in one line. `go test ./...` prints nothing of a
-// package that passes, so the line goes to the terminal (/dev/tty) when
-// there is one, and to stderr otherwise (shown by go test -v). Call it
-// from TestMain after m.Run when a prerequisite is missing.
+// package that passes unless -v, so the line goes to stderr (what -v and
+// a test binary run by hand show) and, when stderr is not itself the
+// terminal, to the terminal (/dev/tty) too. The result is also kept out
+// of the test cache, so that a rerun says it again instead of printing a
+// silent "(cached)". Call it from TestMain after m.Run when a
+// prerequisite is missing.
 func AnnounceSkips(pkg string, why string) {
 	line := "NOTE " + pkg + ": integration tests were SKIPPED: " + why + " (./.ci/setup installs what they need)\n"
-	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		defer tty.Close()
-		if _, err := tty.WriteString(line); err == nil {
-			return
+	os.Stderr.WriteString(line)
+	if !isTerminal(os.Stderr) && !verbose() {
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			tty.WriteString(line)
+			tty.Close()
 		}
 	}
-	os.Stderr.WriteString(line)
+	uncacheable(pkg)
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// verbose reports go test -v, whose output already shows stderr.
+func verbose() bool {
+	fl := flag.Lookup("test.v")
+	return fl != nil && fl.Value.String() != "false"
+}
+
+// uncacheable makes go test refuse to cache this run: it reads a file
+// inside the module written just now (.ci/cache is gitignored), and the go
+// command does not cache a result that read a file younger than 2 s.
+func uncacheable(pkg string) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return
+		}
+		dir = parent
+	}
+	notes := filepath.Join(dir, ".ci", "cache", "skipped")
+	if os.MkdirAll(notes, 0o755) != nil {
+		return
+	}
+	name := filepath.Join(notes, strings.NewReplacer("/", "_", " ", "_", "(", "", ")", "").Replace(pkg))
+	if os.WriteFile(name, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644) != nil {
+		return
+	}
+	if f, err := os.Open(name); err == nil {
+		f.Close()
+	}
 }
 
 // SkipNotice announces, for a package whose tests need MariaDB, that they
