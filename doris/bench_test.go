@@ -1,3 +1,5 @@
+//go:build unix
+
 package doris_test
 
 // Benchmarks against the simulator over real MariaDB:

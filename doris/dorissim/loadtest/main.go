@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command loadtest measures the server as a Host meets it: the built
 // binary over loopback HTTP, in front of the Doris simulator (a separate
 // process) over a throwaway MariaDB.

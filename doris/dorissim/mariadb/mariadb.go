@@ -521,7 +521,7 @@ func lockOwner(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mariadb: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := tryLock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("mariadb: lock %s: %w", dir, err)
 	}
@@ -544,7 +544,7 @@ func removeStale(base string) {
 			}
 			continue
 		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if tryLock(f) != nil {
 			f.Close() // its owner is alive
 			continue
 		}
@@ -553,7 +553,7 @@ func removeStale(base string) {
 		// is this directory's mariadbd.
 		if mp, err := os.ReadFile(filepath.Join(d, "mariadbd.pid")); err == nil {
 			if sp, err := strconv.Atoi(strings.TrimSpace(string(mp))); err == nil && sp > 0 && isServerOf(sp, d) {
-				_ = syscall.Kill(sp, syscall.SIGKILL)
+				_ = killPID(sp)
 			}
 		}
 		os.RemoveAll(d)

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -68,17 +67,18 @@ func Peer(t testing.TB) (server, client string) {
 		// Test processes of several packages build into the same place at
 		// once: one at a time, so none overwrites a binary another runs
 		// (an up-to-date binary is left as it is).
-		lock, err := os.OpenFile(filepath.Join(binDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		lockFile, err := os.OpenFile(filepath.Join(binDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
 			buildErr = err
 			return
 		}
-		defer lock.Close()
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		defer lockFile.Close()
+		unlock, err := lock(lockFile)
+		if err != nil {
 			buildErr = err
 			return
 		}
-		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		defer unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+string(os.PathSeparator), "./...")
