@@ -444,15 +444,21 @@ func (s *scanner) str(name bool) ([]byte, *Error) {
 	size := 0 // decoded bytes
 	text := s.s.Text
 	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			if name && escaped {
-				buf = append(buf, c)
-			}
-			s.i++
-			size++
-			continue
+		// A run of printable ASCII other than the quote and the backslash
+		// needs no decoding.
+		j := s.i
+		for j < len(s.b) && plainByte[s.b[j]] {
+			j++
 		}
+		if name && escaped {
+			buf = append(buf, s.b[s.i:j]...)
+		}
+		size += j - s.i
+		s.i = j
+		if s.i >= len(s.b) {
+			break
+		}
+		c := s.b[s.i]
 		switch {
 		case c == '"':
 			raw := s.b[start:s.i]
@@ -520,6 +526,15 @@ func (s *scanner) str(name bool) ([]byte, *Error) {
 	}
 	return nil, s.fail(Syntax, "unterminated string")
 }
+
+// plainByte marks the bytes a string holds as they are: printable ASCII
+// except the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // badRune reports the characters Strict.Text refuses: C0 controls other
 // than tab, line feed and carriage return, DEL, C1 controls, and the
