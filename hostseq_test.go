@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -176,23 +174,8 @@ func hostSequence(t *testing.T, h hsClient, wire *wiretest.Validator, s *sim.Ser
 // the simulator and the server environment pointing at it.
 func hsStartDoris(t *testing.T) (*sim.Server, map[string]string) {
 	t.Helper()
-	quiet := slog.New(slog.DiscardHandler)
-	db, err := mariadb.Start(context.Background(), mariadb.Options{Logger: quiet})
-	if err != nil {
-		t.Fatalf("start MariaDB: %v", err)
-	}
-	t.Cleanup(func() { db.Stop() })
-	s, err := sim.Start(context.Background(), sim.Options{Listen: "127.0.0.1:0", FEHTTP: "127.0.0.1:0", BEHTTP: "127.0.0.1:0",
-		Upstream: db.Addr(), Users: db.UserMap(), Profile: "3.0", Logger: quiet})
-	if err != nil {
-		t.Fatalf("start the simulator: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	host, port := splitHostPort(t, s.Addr())
-	feHost, fePort := splitHostPort(t, s.FEAddr())
-	return s, map[string]string{"DORIS_HOST": host, "DORIS_PORT": port, "DORIS_USER": mariadb.ReaderUser,
-		"DORIS_PASSWORD": mariadb.ReaderPassword, "DORIS_DATABASE": mariadb.DemoDatabase,
-		"DORIS_FE_HTTP_HOST": feHost, "DORIS_FE_HTTP_PORT": fePort}
+	d := startBridgeDoris(t) // bridge_helpers_test.go: MariaDB and the simulator, and the env for them
+	return d.sim, d.env
 }
 
 // hsClient sends one modern request and returns the raw response.
