@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/doris-mcp/doris-mcp-server/doris/dorissim/sim"
 )
 
 // Demo schema, as created by Start:
@@ -256,41 +258,9 @@ GROUP BY o.order_date`)
 	}
 	out = append(out, batches("INSERT INTO secret.salaries VALUES ", rows, 500)...)
 
-	// __internal_schema.audit_log, Doris 3.0 column set.
-	add("CREATE DATABASE %s DEFAULT CHARACTER SET utf8mb4 COMMENT 'Doris internal schema (audit log)'", InternalDatabase)
-	add(`CREATE TABLE __internal_schema.audit_log (
-  query_id VARCHAR(48) NULL,
-  ` + "`time`" + ` DATETIME(3) NULL,
-  client_ip VARCHAR(128) NULL,
-  ` + "`user`" + ` VARCHAR(128) NULL,
-  ` + "`catalog`" + ` VARCHAR(128) NULL,
-  db VARCHAR(128) NULL,
-  state VARCHAR(128) NULL,
-  error_code INT NULL,
-  error_message TEXT NULL,
-  query_time BIGINT NULL,
-  scan_bytes BIGINT NULL,
-  scan_rows BIGINT NULL,
-  return_rows BIGINT NULL,
-  shuffle_send_rows BIGINT NULL,
-  shuffle_send_bytes BIGINT NULL,
-  scan_bytes_from_local_storage BIGINT NULL,
-  scan_bytes_from_remote_storage BIGINT NULL,
-  stmt_id BIGINT NULL,
-  stmt_type VARCHAR(48) NULL,
-  is_query TINYINT NULL,
-  is_nereids TINYINT NULL,
-  frontend_ip VARCHAR(128) NULL,
-  cpu_time_ms BIGINT NULL,
-  sql_hash VARCHAR(128) NULL,
-  sql_digest VARCHAR(128) NULL,
-  peak_memory_bytes BIGINT NULL,
-  workload_group TEXT NULL,
-  compute_group TEXT NULL,
-  stmt TEXT NULL,
-  KEY idx_time (` + "`time`" + `),
-  KEY idx_query_id (query_id)
-) ENGINE=InnoDB COMMENT='Doris audit log (3.0 column set)'`)
+	// __internal_schema.audit_log, Doris 3.0 column set: the simulator's
+	// own definition, which it also applies at every start.
+	out = append(out, sim.InternalSchemaStatements()...)
 	out = append(out, batches("INSERT INTO __internal_schema.audit_log VALUES ", auditRows(r, now), 100)...)
 	// The demo's DBA turned Doris's audit loader on (SET GLOBAL
 	// enable_audit_plugin = true; Doris's default is false). The simulator

@@ -28,12 +28,12 @@ import (
 // metaTable names a metadata table.
 func metaTable(name string) string { return "`" + simSchema + "`.`" + name + "`" }
 
-// internalSchemaStatements create, if missing, what Doris's
+// InternalSchemaStatements create, if missing, what Doris's
 // InternalSchemaInitializer creates when the FE starts (2.1 and later):
 // the __internal_schema database and its audit_log table. The upstream
 // table has the 3.0 column set; the other families read it through their
 // own SELECT (auditview.go).
-func internalSchemaStatements() []string {
+func InternalSchemaStatements() []string {
 	return []string{
 		"CREATE DATABASE IF NOT EXISTS `__internal_schema` DEFAULT CHARACTER SET utf8mb4 COMMENT 'Doris internal schema (audit log)'",
 		`CREATE TABLE IF NOT EXISTS __internal_schema.audit_log (

@@ -35,7 +35,7 @@ func (s *Server) seed(ctx context.Context) error {
 	defer up.exec("SELECT RELEASE_LOCK('__doris_sim_seed')")
 	// What a Doris FE creates or reads at every start: the internal schema
 	// and the simulator's metadata (metadata.go). Neither is replaced.
-	for _, stmt := range append(internalSchemaStatements(), metadataStatements()...) {
+	for _, stmt := range append(InternalSchemaStatements(), metadataStatements()...) {
 		if err := up.exec(stmt); err != nil {
 			return fmt.Errorf("sim: create internal schema: %w (statement: %.200s)", err, stmt)
 		}
