@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -39,33 +38,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	reading, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
-		for {
-			line, err := readLine(br, MaxMessageBytes)
-			if errors.Is(err, errLineTooLong) {
-				select {
-				case lines <- nil: // reported as an oversized message
-					continue
-				case <-reading.Done():
-					return
-				}
-			}
-			if len(line) > 0 {
-				select {
-				case lines <- line:
-				case <-reading.Done():
-					return
-				}
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
+	lines, readErr := ReadLines(reading, r)
 	for {
 		select {
 		case <-ctx.Done():
@@ -104,35 +77,6 @@ func (c *stdioConn) shutdown() {
 	select {
 	case <-done:
 	case <-time.After(AbortWait):
-	}
-}
-
-var errLineTooLong = errors.New("mcp: line too long")
-
-// readLine returns the next line without its terminator. A line longer than
-// limit is consumed and reported as errLineTooLong.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > limit+2 {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			if err == nil {
-				return nil, errLineTooLong
-			}
-			return nil, err
-		}
-		return bytes.TrimRight(buf, "\r\n"), err
 	}
 }
 

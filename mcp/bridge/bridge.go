@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -54,35 +53,9 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
 	reading, stopReading := context.WithCancel(ctx)
 	defer stopReading()
-	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := readHostLine(br)
-			if errors.Is(err, errLineTooLong) {
-				select {
-				case lines <- nil:
-				case <-reading.Done():
-					return
-				}
-				continue
-			}
-			if len(line) > 0 {
-				select {
-				case lines <- line:
-				case <-reading.Done():
-					return
-				}
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
+	lines, readErr := mcp.ReadLines(reading, in)
 	drain := func() {
 		done := make(chan struct{})
 		go func() { c.wg.Wait(); close(done) }()
@@ -117,34 +90,6 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 			c.handle(work, line)
 		}
-	}
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readHostLine returns the next line without its terminator; a line over
-// the message bound is consumed and reported as errLineTooLong.
-func readHostLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong && len(buf)+len(chunk) > mcp.MaxMessageBytes+2 {
-			tooLong, buf = true, nil
-		}
-		if !tooLong {
-			buf = append(buf, chunk...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			if err == nil {
-				err = errLineTooLong
-			}
-			return nil, err
-		}
-		return bytes.TrimRight(buf, "\r\n"), err
 	}
 }
 
